@@ -1,0 +1,149 @@
+// Package config owns reflect.toml: the settings committed at the root of the knowledge
+// repository and shared by every laptop that syncs it. It defines every setting with a
+// documented default, parses the file strictly enough that a bad value is an error naming
+// its key, and tolerates unknown keys (a newer reflect on another laptop may have added them).
+// It never writes the file except to produce the default one for `reflect init`.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// FileName is the settings file at the root of the knowledge repository.
+const FileName = "reflect.toml"
+
+// Config is the whole of reflect.toml. Every field has a default (see Default).
+type Config struct {
+	Author Author `toml:"author"`
+	Git    Git    `toml:"git"`
+}
+
+// Author names who reflect's commits are by. Empty fields fall back to git's own config
+// (the repository's, then the user's), then to user@host.
+type Author struct {
+	Name  string `toml:"name"`
+	Email string `toml:"email"`
+}
+
+// Git holds the settings of reflect's own writes to the repository.
+type Git struct {
+	// LockTimeout bounds how long a command waits for another reflect process (or git
+	// itself) to finish writing before it gives up with "repository busy".
+	LockTimeout Duration `toml:"lock_timeout"`
+}
+
+// Default returns the settings used for every key the file does not set.
+func Default() Config {
+	return Config{
+		Git: Git{LockTimeout: Duration(10 * time.Second)},
+	}
+}
+
+// DefaultFile is the reflect.toml written by `reflect init`: every setting, commented, at its
+// default, so a person can see what there is to change.
+const DefaultFile = `# reflect.toml — settings shared by every laptop that syncs this memory.
+# Every key is optional; the values shown are the defaults.
+
+[author]
+# Who reflect's commits are by. Empty: git's user.name/user.email, else user@host.
+name = ""
+email = ""
+
+[git]
+# How long a write waits for another reflect process or git itself before it gives up.
+lock_timeout = "10s"
+`
+
+// Duration is a time.Duration written in TOML as a string such as "500ms" or "10s".
+type Duration time.Duration
+
+// Std returns the value as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+// UnmarshalText parses "500ms", "2s", "1m30s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration like \"500ms\" or \"10s\": %q", b)
+	}
+	if v < 0 {
+		return fmt.Errorf("must not be negative: %q", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration the way UnmarshalText reads it.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Error is a problem with one key of reflect.toml.
+type Error struct {
+	File string
+	Line int    // 0 when unknown
+	Key  string // dotted, e.g. "git.lock_timeout"; empty for a syntax error
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": key %s", e.Key)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads path; a missing file gives the defaults.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read settings: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes data (the contents of the file named by path, used in errors) over the
+// defaults and validates the result.
+func Parse(path string, data []byte) (Config, error) {
+	cfg := Default()
+	if err := toml.Unmarshal(data, &cfg); err != nil {
+		return Config{}, decodeError(path, err)
+	}
+	if err := cfg.validate(path); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func decodeError(path string, err error) error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		return &Error{File: path, Line: row, Key: strings.Join(de.Key(), "."), Msg: de.Error()}
+	}
+	return &Error{File: path, Msg: err.Error()}
+}
+
+func (c Config) validate(path string) error {
+	if c.Author.Email != "" && !strings.Contains(c.Author.Email, "@") {
+		return &Error{File: path, Key: "author.email", Msg: fmt.Sprintf("not an e-mail address: %q", c.Author.Email)}
+	}
+	if c.Git.LockTimeout.Std() == 0 {
+		return &Error{File: path, Key: "git.lock_timeout", Msg: "must be greater than zero"}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// git runs the git CLI in dir and returns its trimmed output; a failure fails the test.
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func setHome(t testing.TB) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+}
+
+func newRepo(t testing.TB) *Repo {
+	t.Helper()
+	setHome(t)
+	r, created, err := Init(context.Background(), filepath.Join(t.TempDir(), "mem"), InitOptions{})
+	if err != nil || !created {
+		t.Fatalf("Init: %v (created %v)", err, created)
+	}
+	return r
+}
+
+// assertClean checks what every reflect write promises: git status clean, fsck clean.
+func assertClean(t testing.TB, r *Repo) {
+	t.Helper()
+	if st := git(t, r.Root(), "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("git status is not clean:\n%s", st)
+	}
+	git(t, r.Root(), "fsck", "--strict", "--no-progress")
+	if diff := git(t, r.Root(), "diff-index", "--cached", "HEAD"); diff != "" {
+		t.Fatalf("index differs from HEAD:\n%s", diff)
+	}
+}
+
+func TestInitAndCommit(t *testing.T) {
+	r := newRepo(t)
+	assertClean(t, r)
+	if got := git(t, r.Root(), "symbolic-ref", "HEAD"); got != "refs/heads/main" {
+		t.Fatalf("HEAD = %s", got)
+	}
+	ctx := context.Background()
+	files := map[string][]byte{
+		"learnings/github.com/acme/auth/lrn-1.md": []byte("one\n"),
+		"learnings/_global/lrn-2.md":              []byte("two\n"),
+		"queue/q1.json":                           []byte("{}\n"),
+	}
+	if _, err := r.Commit(ctx, "add three", files); err != nil {
+		t.Fatal(err)
+	}
+	assertClean(t, r)
+	if got := git(t, r.Root(), "show", "HEAD:learnings/_global/lrn-2.md"); got != "two" {
+		t.Fatalf("HEAD file = %q", got)
+	}
+	if _, err := r.Commit(ctx, "drain q1", map[string][]byte{"queue/q1.json": nil, "learnings/_global/lrn-2.md": []byte("2\n")}); err != nil {
+		t.Fatal(err)
+	}
+	assertClean(t, r)
+	if _, err := os.Stat(filepath.Join(r.Root(), "queue")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("empty queue dir left behind: %v", err)
+	}
+	if n := git(t, r.Root(), "rev-list", "--count", "HEAD"); n != "3" {
+		t.Fatalf("commits = %s", n)
+	}
+	data, err := r.ReadFile("learnings/_global/lrn-2.md")
+	if err != nil || string(data) != "2\n" {
+		t.Fatalf("ReadFile = %q, %v", data, err)
+	}
+	if _, err := r.ReadFile("queue/q1.json"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ReadFile(deleted) err = %v", err)
+	}
+	fs, err := r.Walk("learnings")
+	if err != nil || len(fs) != 2 || fs[0].Path != "learnings/_global/lrn-2.md" {
+		t.Fatalf("Walk = %v, %v", fs, err)
+	}
+}
+
+func TestSplitIndexStaysCleanForGit(t *testing.T) {
+	r := newRepo(t)
+	r.reshareAt = 8
+	ctx := context.Background()
+	for i := 0; i < 40; i++ {
+		p := fmt.Sprintf("learnings/p%d/lrn-%03d.md", i%3, i)
+		files := map[string][]byte{p: []byte(fmt.Sprintf("v%d\n", i))}
+		if i%5 == 4 { // modify an older one and delete another: replace and delete bits
+			files[fmt.Sprintf("learnings/p%d/lrn-%03d.md", (i-3)%3, i-3)] = []byte("edited\n")
+			files[fmt.Sprintf("learnings/p%d/lrn-%03d.md", (i-4)%3, i-4)] = nil
+		}
+		if _, err := r.Commit(ctx, fmt.Sprintf("c%d", i), files); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+		assertClean(t, r)
+	}
+	if m, _ := filepath.Glob(filepath.Join(r.GitDir(), "sharedindex.*")); len(m) == 0 {
+		t.Fatal("no shared index was written")
+	}
+	// git itself writes the split index now; reflect must keep reading it
+	git(t, r.Root(), "update-index", "--split-index")
+	os.WriteFile(filepath.Join(r.Root(), "by-git.md"), []byte("git\n"), 0o644)
+	git(t, r.Root(), "add", "by-git.md")
+	git(t, r.Root(), "commit", "-qm", "by git")
+	if _, err := r.Commit(ctx, "after git", map[string][]byte{"by-git.md": []byte("reflect\n"), "learnings/p0/lrn-000.md": nil}); err != nil {
+		t.Fatal(err)
+	}
+	assertClean(t, r)
+}

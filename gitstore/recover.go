@@ -1,0 +1,123 @@
+package gitstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// The journal names the paths a write is changing. It exists from before the first visible
+// change (work tree, index, ref) until the index is in place, so its presence after a crash
+// says exactly which paths may disagree with HEAD.
+
+type journal struct {
+	Paths []string `json:"paths"`
+}
+
+func (r *Repo) journalPath() string { return filepath.Join(r.stateDir, "journal.json") }
+
+func (r *Repo) writeJournal(paths []string) error {
+	data, _ := json.Marshal(journal{Paths: paths})
+	tmp := r.journalPath() + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	if err := os.Rename(tmp, r.journalPath()); err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	return nil
+}
+
+func (r *Repo) removeJournal() { os.Remove(r.journalPath()) }
+
+// recover finishes or undoes a write that was interrupted, whatever the moment: the ref
+// decides. If it moved, the commit is in and the work tree and index catch up to it; if not,
+// they go back to HEAD. It runs under the repository lock, before every write.
+func (r *Repo) recover(ctx context.Context) error {
+	data, err := os.ReadFile(r.journalPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		// torn before the rename could not happen; a garbled file means nothing was started
+		j.Paths = nil
+	}
+	tmp := filepath.Join(r.stateDir, "tmp")
+	branch, err := r.branch()
+	if err != nil {
+		return err
+	}
+	clearStaleGitLock(filepath.Join(r.gitDir, "index.lock"), filepath.Join(tmp, "index"))
+	clearStaleGitLock(filepath.Join(r.gitDir, filepath.FromSlash(branch))+".lock", filepath.Join(tmp, "ref"))
+	if err := r.reconcile(ctx, j.Paths); err != nil {
+		return err
+	}
+	r.removeJournal()
+	leftovers, _ := filepath.Glob(filepath.Join(tmp, "*"))
+	objTmp, _ := filepath.Glob(filepath.Join(r.gitDir, "objects", "??", "tmp_obj_*"))
+	for _, f := range append(leftovers, objTmp...) {
+		os.Remove(f)
+	}
+	return nil
+}
+
+// reconcile makes the work tree and the index agree with HEAD for paths.
+func (r *Repo) reconcile(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	head, err := r.Head()
+	if err != nil {
+		return err
+	}
+	root, err := r.commitTree(head)
+	if err != nil {
+		return err
+	}
+	l, err := r.takeGitLock(ctx, filepath.Join(r.gitDir, "index.lock"), "index")
+	if err != nil {
+		return err
+	}
+	updates := map[string]*entry{}
+	for _, p := range paths {
+		e, ok, err := r.lookup(root, p)
+		if err != nil {
+			l.release()
+			return err
+		}
+		if !ok || e.Mode == filemode.Dir {
+			if err := removeWorkFile(r.root, p); err != nil {
+				l.release()
+				return err
+			}
+			updates[p] = nil
+			continue
+		}
+		data, err := r.readBlob(e.Hash)
+		if err != nil {
+			l.release()
+			return err
+		}
+		ie, err := r.writeWorkFile(p, data, e.Hash)
+		if err != nil {
+			l.release()
+			return err
+		}
+		updates[p] = &ie
+	}
+	idx, err := r.buildIndex(updates, func(string) bool { return true })
+	if err != nil {
+		l.release()
+		return err
+	}
+	return l.commit(idx, filepath.Join(r.gitDir, "index"))
+}

@@ -1,0 +1,239 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	rcfg "github.com/reflect-memory/reflect/config"
+)
+
+// Repo is an open knowledge repository.
+type Repo struct {
+	root     string // the work tree
+	gitDir   string
+	stateDir string // .git/reflect: local state, never committed
+	storer   *filesystem.Storage
+	cfg      rcfg.Config
+	gitCfg   *config.Config // .git/config, for the author and core.splitIndex
+
+	reshareAt int // split-index size that triggers a new shared index (tests lower it)
+}
+
+// Root is the work tree of the repository.
+func (r *Repo) Root() string { return r.root }
+
+// GitDir is the repository's .git directory.
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// StateDir is .git/reflect, where local, never-committed state lives.
+func (r *Repo) StateDir() string { return r.stateDir }
+
+// Config is the parsed reflect.toml of the work tree.
+func (r *Repo) Config() rcfg.Config { return r.cfg }
+
+// Open opens the knowledge repository whose work tree is root.
+func Open(root string) (*Repo, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	gitDir := filepath.Join(abs, ".git")
+	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
+		return nil, &NotInitialisedError{Dir: abs}
+	}
+	if _, err := os.Stat(filepath.Join(abs, rcfg.FileName)); err != nil {
+		return nil, &NotInitialisedError{Dir: abs}
+	}
+	return open(abs, gitDir)
+}
+
+func open(abs, gitDir string) (*Repo, error) {
+	r := &Repo{
+		root:     abs,
+		gitDir:   gitDir,
+		stateDir: filepath.Join(gitDir, "reflect"),
+		storer:   filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(), filesystem.Options{}),
+
+		reshareAt: defaultReshareAt,
+	}
+	for _, d := range []string{"locks", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(r.stateDir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("open %s: %w", abs, err)
+		}
+	}
+	cfg, err := rcfg.Load(filepath.Join(abs, rcfg.FileName))
+	if err != nil {
+		return nil, err
+	}
+	r.cfg = cfg
+	return r, r.loadGitConfig()
+}
+
+func (r *Repo) loadGitConfig() error {
+	r.gitCfg = config.New()
+	data, err := os.ReadFile(filepath.Join(r.gitDir, "config"))
+	if err != nil {
+		return nil
+	}
+	if err := config.NewDecoder(bytes.NewReader(data)).Decode(r.gitCfg); err != nil {
+		return fmt.Errorf("read %s: %w", filepath.Join(r.gitDir, "config"), err)
+	}
+	return nil
+}
+
+// branch returns the ref HEAD points to, e.g. refs/heads/main.
+func (r *Repo) branch() (string, error) {
+	data, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	s := strings.TrimSpace(string(data))
+	ref, ok := strings.CutPrefix(s, "ref: ")
+	if !ok || !strings.HasPrefix(ref, "refs/heads/") {
+		return "", fmt.Errorf("HEAD is detached (%s); check out a branch first", s)
+	}
+	return ref, nil
+}
+
+// Head returns the commit HEAD points to; zero in a repository with no commit yet.
+func (r *Repo) Head() (plumbing.Hash, error) {
+	ref, err := r.branch()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.readRef(ref)
+}
+
+// readRef reads a ref from its loose file or from packed-refs; zero when it does not exist.
+func (r *Repo) readRef(name string) (plumbing.Hash, error) {
+	data, err := os.ReadFile(filepath.Join(r.gitDir, filepath.FromSlash(name)))
+	if err == nil {
+		s := strings.TrimSpace(string(data))
+		if !plumbing.IsHash(s) {
+			return plumbing.ZeroHash, fmt.Errorf("ref %s is malformed: %q", name, s)
+		}
+		return plumbing.NewHash(s), nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
+	}
+	f, err := os.Open(filepath.Join(r.gitDir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read packed-refs: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if id, ref, ok := strings.Cut(line, " "); ok && ref == name && plumbing.IsHash(id) {
+			return plumbing.NewHash(id), nil
+		}
+	}
+	return plumbing.ZeroHash, sc.Err()
+}
+
+// ReadFile returns the content of path in HEAD.
+func (r *Repo) ReadFile(path string) ([]byte, error) {
+	head, err := r.Head()
+	if err != nil {
+		return nil, err
+	}
+	root, err := r.commitTree(head)
+	if err != nil {
+		return nil, err
+	}
+	return r.readAt(root, path)
+}
+
+func (r *Repo) readAt(root plumbing.Hash, path string) ([]byte, error) {
+	e, ok, err := r.lookup(root, path)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || e.Mode == filemode.Dir {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+	}
+	return r.readBlob(e.Hash)
+}
+
+// File is a file of HEAD found by Walk.
+type File struct {
+	Path string
+	ID   plumbing.Hash // blob id
+}
+
+// Walk lists the files of HEAD under dir (recursively), in path order.
+func (r *Repo) Walk(dir string) ([]File, error) {
+	head, err := r.Head()
+	if err != nil {
+		return nil, err
+	}
+	root, err := r.commitTree(head)
+	if err != nil {
+		return nil, err
+	}
+	return r.walkAt(root, dir)
+}
+
+func (r *Repo) walkAt(root plumbing.Hash, dir string) ([]File, error) {
+	dir = strings.Trim(dir, "/")
+	tree := root
+	if dir != "" {
+		e, ok, err := r.lookup(root, dir)
+		if err != nil || !ok || e.Mode != filemode.Dir {
+			return nil, err
+		}
+		tree = e.Hash
+	}
+	var out []File
+	var walk func(prefix string, id plumbing.Hash) error
+	walk = func(prefix string, id plumbing.Hash) error {
+		entries, err := r.readTree(id)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			p := e.Name
+			if prefix != "" {
+				p = prefix + "/" + e.Name
+			}
+			if e.Mode == filemode.Dir {
+				if err := walk(p, e.Hash); err != nil {
+					return err
+				}
+			} else {
+				out = append(out, File{Path: p, ID: e.Hash})
+			}
+		}
+		return nil
+	}
+	if err := walk(dir, tree); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// ReadBlob returns a blob found by Walk.
+func (r *Repo) ReadBlob(id plumbing.Hash) ([]byte, error) { return r.readBlob(id) }
+
+// splitIndexAllowed is false only when git is told not to split the index.
+func (r *Repo) splitIndexAllowed() bool {
+	return r.gitCfg.Section("core").Option("splitIndex") != "false"
+}

@@ -1,0 +1,328 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Tx is one write in progress: reads see HEAD plus what the Tx has staged.
+type Tx struct {
+	r      *Repo
+	head   plumbing.Hash
+	root   plumbing.Hash
+	writes map[string][]byte // nil: delete
+}
+
+// Head is the commit the Tx builds on.
+func (tx *Tx) Head() plumbing.Hash { return tx.head }
+
+// Read returns path as the Tx sees it.
+func (tx *Tx) Read(p string) ([]byte, error) {
+	if data, ok := tx.writes[p]; ok {
+		if data == nil {
+			return nil, fmt.Errorf("%s: %w", p, ErrNotFound)
+		}
+		return data, nil
+	}
+	return tx.r.readAt(tx.root, p)
+}
+
+// Walk lists HEAD's files under dir (what the Tx has staged is not included).
+func (tx *Tx) Walk(dir string) ([]File, error) { return tx.r.walkAt(tx.root, dir) }
+
+// Write stages path with data.
+func (tx *Tx) Write(p string, data []byte) {
+	if data == nil {
+		data = []byte{}
+	}
+	tx.writes[p] = data
+}
+
+// Delete stages the removal of path.
+func (tx *Tx) Delete(p string) { tx.writes[p] = nil }
+
+// Update runs fn under the repository lock and commits what it staged as one commit with the
+// message fn returns. fn may run more than once if git moves the branch meanwhile. When fn
+// stages nothing, or only what HEAD already holds, nothing is committed and HEAD is returned.
+func (r *Repo) Update(ctx context.Context, fn func(tx *Tx) (string, error)) (plumbing.Hash, error) {
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer unlock()
+	if err := r.recover(ctx); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("recover an interrupted write: %w", err)
+	}
+	for attempt := 0; ; attempt++ {
+		head, err := r.Head()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		root, err := r.commitTree(head)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		tx := &Tx{r: r, head: head, root: root, writes: map[string][]byte{}}
+		msg, err := fn(tx)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		id, err := r.commitTx(ctx, tx, msg)
+		if errors.Is(err, errRefMoved) && attempt < 5 {
+			continue
+		}
+		return id, err
+	}
+}
+
+// Commit writes files (nil content: delete) as one commit.
+func (r *Repo) Commit(ctx context.Context, message string, files map[string][]byte) (plumbing.Hash, error) {
+	return r.Update(ctx, func(tx *Tx) (string, error) {
+		for p, data := range files {
+			if data == nil {
+				tx.Delete(p)
+			} else {
+				tx.Write(p, data)
+			}
+		}
+		return message, nil
+	})
+}
+
+var errRefMoved = errors.New("branch moved during the write")
+
+func validPath(p string) error {
+	if p == "" || strings.HasPrefix(p, "/") || path.Clean(p) != p || strings.HasPrefix(p, "../") ||
+		p == ".." || strings.HasPrefix(p, ".git/") || p == ".git" || strings.ContainsRune(p, '\\') {
+		return fmt.Errorf("invalid repository path %q", p)
+	}
+	return nil
+}
+
+func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash, error) {
+	paths := make([]string, 0, len(tx.writes))
+	for p := range tx.writes {
+		if err := validPath(p); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	if len(paths) == 0 {
+		return tx.head, nil
+	}
+	changes := map[string]blobChange{}
+	inHead := map[string]bool{}
+	for _, p := range paths {
+		old, ok, err := r.lookup(tx.root, p)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if ok && old.Mode == filemode.Dir {
+			return plumbing.ZeroHash, fmt.Errorf("%s is a directory", p)
+		}
+		inHead[p] = ok
+		if err := r.checkClean(p, old, ok); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		c := blobChange{mode: filemode.Regular}
+		if data := tx.writes[p]; data != nil {
+			if c.id, err = r.writeObject(plumbing.BlobObject, data); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+		changes[p] = c
+	}
+	newRoot, err := r.applyTree(tx.root, changes)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if newRoot.IsZero() {
+		if newRoot, err = r.writeObject(plumbing.TreeObject, nil); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	if newRoot == tx.root {
+		return tx.head, nil
+	}
+	commit, err := r.writeCommit(newRoot, tx.head, msg)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	branch, err := r.branch()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+
+	// From here on the work tree, the git index and the ref change; the journal lets the
+	// next writer finish or undo this one if the process dies.
+	if err := r.writeJournal(paths); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	ilock, err := r.takeGitLock(ctx, filepath.Join(r.gitDir, "index.lock"), "index")
+	if err != nil {
+		r.removeJournal()
+		return plumbing.ZeroHash, err
+	}
+	updates := map[string]*entry{}
+	for _, p := range paths {
+		if data := tx.writes[p]; data != nil {
+			e, err := r.writeWorkFile(p, data, changes[p].id)
+			if err != nil {
+				ilock.release()
+				return plumbing.ZeroHash, r.undo(ctx, paths, err)
+			}
+			updates[p] = &e
+		} else {
+			if err := removeWorkFile(r.root, p); err != nil {
+				ilock.release()
+				return plumbing.ZeroHash, r.undo(ctx, paths, err)
+			}
+			updates[p] = nil
+		}
+	}
+	idx, err := r.buildIndex(updates, func(p string) bool { return inHead[p] })
+	if err != nil {
+		ilock.release()
+		return plumbing.ZeroHash, r.undo(ctx, paths, err)
+	}
+	if err := r.casRef(ctx, branch, tx.head, commit); err != nil {
+		ilock.release()
+		return plumbing.ZeroHash, r.undo(ctx, paths, err)
+	}
+	if err := ilock.commit(idx, filepath.Join(r.gitDir, "index")); err != nil {
+		return commit, err // the commit is in; the next write's recovery repairs the index
+	}
+	r.removeJournal()
+	return commit, nil
+}
+
+// undo puts the work tree and index back to HEAD after a failed write, and returns cause.
+func (r *Repo) undo(ctx context.Context, paths []string, cause error) error {
+	if err := r.reconcile(ctx, paths); err != nil {
+		return fmt.Errorf("%w (and undoing it failed: %v)", cause, err)
+	}
+	r.removeJournal()
+	return cause
+}
+
+// checkClean refuses to overwrite a work-tree file that differs from HEAD.
+func (r *Repo) checkClean(p string, old object.TreeEntry, inHead bool) error {
+	data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(p)))
+	if errors.Is(err, os.ErrNotExist) {
+		if inHead {
+			return &DirtyError{Path: p}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !inHead || hashObject(plumbing.BlobObject, data) != old.Hash {
+		return &DirtyError{Path: p}
+	}
+	return nil
+}
+
+func (r *Repo) writeCommit(tree, parent plumbing.Hash, msg string) (plumbing.Hash, error) {
+	sig := r.signature(time.Now())
+	c := object.Commit{Author: sig, Committer: sig, Message: strings.TrimRight(msg, "\n") + "\n", TreeHash: tree}
+	if !parent.IsZero() {
+		c.ParentHashes = []plumbing.Hash{parent}
+	}
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer rd.Close()
+	data := make([]byte, obj.Size())
+	if _, err := rd.Read(data); err != nil && obj.Size() > 0 {
+		return plumbing.ZeroHash, err
+	}
+	return r.writeObject(plumbing.CommitObject, data)
+}
+
+// casRef moves ref from old to new only if it still points at old, under git's ref lock.
+func (r *Repo) casRef(ctx context.Context, ref string, old, new plumbing.Hash) error {
+	file := filepath.Join(r.gitDir, filepath.FromSlash(ref))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	l, err := r.takeGitLock(ctx, file+".lock", "ref")
+	if err != nil {
+		return err
+	}
+	cur, err := r.readRef(ref)
+	if err != nil {
+		l.release()
+		return err
+	}
+	if cur != old {
+		l.release()
+		return errRefMoved
+	}
+	return l.commit([]byte(new.String()+"\n"), file)
+}
+
+// writeWorkFile writes a work-tree file atomically and returns its index entry.
+func (r *Repo) writeWorkFile(p string, data []byte, id plumbing.Hash) (entry, error) {
+	dst := filepath.Join(r.root, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return entry{}, err
+	}
+	// the temporary file lives under .git so a kill never leaves it in the work tree
+	tmp, err := os.CreateTemp(filepath.Join(r.stateDir, "tmp"), "work-")
+	if err != nil {
+		return entry{}, err
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), dst)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return entry{}, fmt.Errorf("write %s: %w", p, werr)
+	}
+	fi, err := os.Lstat(dst)
+	if err != nil {
+		return entry{}, err
+	}
+	e := entry{hash: id, name: p}
+	fillStat(&e, fi)
+	return e, nil
+}
+
+// removeWorkFile deletes a work-tree file and the directories it leaves empty.
+func removeWorkFile(root, p string) error {
+	f := filepath.Join(root, filepath.FromSlash(p))
+	if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for d := filepath.Dir(f); d != root && strings.HasPrefix(d, root); d = filepath.Dir(d) {
+		if os.Remove(d) != nil {
+			break
+		}
+	}
+	return nil
+}
