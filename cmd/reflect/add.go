@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+type addOptions struct {
+	title, body, bodyFile string
+	tags, entities        []string
+	kind, confidence      string
+	project               string
+	global                bool
+}
+
+func (a *app) addCmd() *cobra.Command {
+	var o addOptions
+	cmd := &cobra.Command{
+		Use:   "add --title T [--body B | --body-file F] [flags]",
+		Short: "Write a learning by hand and commit it",
+		Long: `Write a learning and commit it. The project is the current directory's
+(from its git remote) unless --project or --global says otherwise. Prints the new id.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runAdd(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.title, "title", "t", "", "one-line title (required)")
+	f.StringVarP(&o.body, "body", "b", "", "the lesson, in markdown")
+	f.StringVar(&o.bodyFile, "body-file", "", "read the body from a file (- for stdin)")
+	f.StringArrayVar(&o.tags, "tag", nil, "tag (repeatable)")
+	f.StringArrayVar(&o.entities, "entity", nil, "code entity the learning is about (repeatable)")
+	f.StringVar(&o.kind, "kind", string(learnings.KindRule), "fix|rule|decision|failure|recipe|preference|correction")
+	f.StringVar(&o.confidence, "confidence", string(learnings.ConfidenceMedium), "high|medium|low")
+	f.StringVar(&o.project, "project", "", "project key (default: from the current directory's git remote)")
+	f.BoolVar(&o.global, "global", false, "a learning for every project")
+	return cmd
+}
+
+func (a *app) runAdd(cmd *cobra.Command, o addOptions) error {
+	if o.title == "" {
+		return flagErrorf("--title is required")
+	}
+	if o.body != "" && o.bodyFile != "" {
+		return flagErrorf("give --body or --body-file, not both")
+	}
+	if o.global && o.project != "" {
+		return flagErrorf("give --project or --global, not both")
+	}
+	kind, err := learnings.ParseKind(o.kind)
+	if err != nil {
+		return flagErrorf("--kind: %v", err)
+	}
+	conf, err := learnings.ParseConfidence(o.confidence)
+	if err != nil {
+		return flagErrorf("--confidence: %v", err)
+	}
+	body := o.body
+	if o.bodyFile != "" {
+		var data []byte
+		if o.bodyFile == "-" {
+			data, err = io.ReadAll(a.stdin)
+		} else {
+			data, err = os.ReadFile(o.bodyFile)
+		}
+		if err != nil {
+			return fmt.Errorf("read body: %w", err)
+		}
+		body = string(data)
+	}
+	project := o.project
+	switch {
+	case o.global:
+		project = learnings.Global
+	case project == "":
+		cwd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if project, err = learnings.ProjectKey(cwd); err != nil {
+			return err
+		}
+	}
+	r, err := a.repo()
+	if err != nil {
+		return err
+	}
+	l := learnings.New(o.title, project, time.Now())
+	l.Body = body
+	l.Kind, l.Confidence = kind, conf
+	l.Tags, l.Entities = o.tags, o.entities
+	host, _ := os.Hostname()
+	l.Source = learnings.Source{Harness: "manual", Trigger: "manual", Machine: host}
+	commit, err := learnings.Create(cmd.Context(), r, l, "learn: "+l.Title+" (manual)")
+	if err != nil {
+		return err
+	}
+	if a.json() {
+		return a.printJSON(map[string]string{"id": l.ID, "path": l.RelPath(), "project": l.Project, "commit": commit.String()})
+	}
+	a.printf("%s\n", l.ID)
+	return nil
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+func (a *app) archiveCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "archive ID [--reason R]",
+		Short: "Retire a learning: it stays in git but leaves recall",
+		Args:  exactArgs(1, "archive needs the id of a learning"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			var changed bool
+			ls, commit, err := learnings.Change(cmd.Context(), r, []string{args[0]}, func(ls []*learnings.Learning) (string, error) {
+				l := ls[0]
+				if changed = l.Archive(time.Now()); !changed {
+					return "", nil
+				}
+				msg := "archive: " + l.ID + " " + l.Title
+				if reason != "" {
+					msg += "\n\nReason: " + reason
+				}
+				return msg, nil
+			})
+			if err != nil {
+				return err
+			}
+			l := ls[0]
+			if a.json() {
+				return a.printJSON(map[string]any{"id": l.ID, "status": l.Status, "changed": changed, "commit": commit.String()})
+			}
+			if !changed {
+				a.printf("%s is already %s\n", l.ID, l.Status)
+				return nil
+			}
+			a.printf("archived %s: %s\n", l.ID, l.Title)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (recorded in the commit message)")
+	return cmd
+}
+
+func (a *app) supersedeCmd() *cobra.Command {
+	var by string
+	cmd := &cobra.Command{
+		Use:   "supersede OLD --by NEW",
+		Short: "Mark a learning as replaced by a newer one",
+		Args:  exactArgs(1, "supersede needs the id of the old learning"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if by == "" {
+				return flagErrorf("--by NEW is required")
+			}
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			ls, commit, err := learnings.Change(cmd.Context(), r, []string{args[0], by}, func(ls []*learnings.Learning) (string, error) {
+				if err := learnings.Supersede(ls[0], ls[1], time.Now()); err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("supersede: %s by %s\n\n%s\n→ %s", ls[0].ID, ls[1].ID, ls[0].Title, ls[1].Title), nil
+			})
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return a.printJSON(map[string]string{"id": ls[0].ID, "superseded_by": ls[1].ID, "commit": commit.String()})
+			}
+			a.printf("%s is superseded by %s\n", ls[0].ID, ls[1].ID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&by, "by", "", "id of the learning that replaces it")
+	return cmd
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// Exit codes. Every user-facing failure maps to one of these here, and only here.
+const (
+	exitOK       = 0
+	exitError    = 1 // anything unexpected
+	exitUsage    = 2 // bad flags or arguments
+	exitNoRepo   = 3 // no knowledge repository: run reflect init
+	exitNotFound = 4 // unknown or ambiguous id
+	exitBusy     = 5 // another process held the repository too long
+	exitInvalid  = 6 // invalid learning, settings or edit; uncommitted changes in the way
+)
+
+// flagError is a usage mistake: a bad flag, a missing argument.
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+func flagErrorf(format string, args ...any) error { return &flagError{fmt.Errorf(format, args...)} }
+
+// silentError carries an exit code for a failure already reported to the user.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func exitCode(err error) int {
+	var (
+		fe  *flagError
+		se  *silentError
+		le  *learnings.FieldError
+		ce  *config.Error
+		de  *gitstore.DirtyError
+		amb *learnings.AmbiguousIDError
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &se):
+		return se.code
+	case errors.As(err, &fe):
+		return exitUsage
+	case errors.Is(err, gitstore.ErrNotInitialised):
+		return exitNoRepo
+	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb):
+		return exitNotFound
+	case errors.Is(err, gitstore.ErrLocked):
+		return exitBusy
+	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de):
+		return exitInvalid
+	default:
+		return exitError
+	}
+}
+
+// exit prints err (once) and returns its exit code.
+func (a *app) exit(err error) int {
+	code := exitCode(err)
+	var se *silentError
+	if err != nil && !errors.As(err, &se) {
+		fmt.Fprintf(a.stderr, "reflect: %v\n", err)
+		var fe *flagError
+		if errors.As(err, &fe) {
+			fmt.Fprintln(a.stderr, "Run 'reflect --help' for usage.")
+		}
+	}
+	return code
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+type listOptions struct {
+	project, kind, tag, status string
+}
+
+// learningJSON is how a learning is printed with --format json.
+type learningJSON struct {
+	ID           string    `json:"id"`
+	Title        string    `json:"title"`
+	Project      string    `json:"project"`
+	Kind         string    `json:"kind"`
+	Confidence   string    `json:"confidence"`
+	Status       string    `json:"status"`
+	SupersededBy string    `json:"superseded_by,omitempty"`
+	Supersedes   []string  `json:"supersedes,omitempty"`
+	Tags         []string  `json:"tags"`
+	Entities     []string  `json:"entities"`
+	Source       any       `json:"source"`
+	Created      time.Time `json:"created"`
+	Updated      time.Time `json:"updated"`
+	Seen         int       `json:"seen"`
+	Path         string    `json:"path"`
+	Body         *string   `json:"body,omitempty"`
+}
+
+func toJSON(l *learnings.Learning, withBody bool) learningJSON {
+	j := learningJSON{
+		ID: l.ID, Title: l.Title, Project: l.Project, Kind: string(l.Kind),
+		Confidence: string(l.Confidence), Status: string(l.Status), SupersededBy: l.SupersededBy,
+		Supersedes: l.Supersedes, Tags: nonNil(l.Tags), Entities: nonNil(l.Entities),
+		Source: map[string]any{
+			"harness": l.Source.Harness, "session": l.Source.Session, "trigger": l.Source.Trigger,
+			"machine": l.Source.Machine, "commit": l.Source.Commit, "files": nonNil(l.Source.Files),
+		},
+		Created: l.Created, Updated: l.Updated, Seen: l.Seen, Path: l.RelPath(),
+	}
+	if withBody {
+		j.Body = &l.Body
+	}
+	return j
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (a *app) listCmd() *cobra.Command {
+	var o listOptions
+	cmd := &cobra.Command{
+		Use:   "list [--project KEY] [--kind K] [--tag T] [--status S|all]",
+		Short: "List learnings (current ones unless --status says otherwise)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runList(o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.project, "project", "", "only this project (_global for the global ones)")
+	f.StringVar(&o.kind, "kind", "", "only this kind")
+	f.StringVar(&o.tag, "tag", "", "only learnings with this tag")
+	f.StringVar(&o.status, "status", string(learnings.StatusCurrent), "current|archived|superseded|all")
+	return cmd
+}
+
+func (a *app) runList(o listOptions) error {
+	if o.kind != "" {
+		if _, err := learnings.ParseKind(o.kind); err != nil {
+			return flagErrorf("--kind: %v", err)
+		}
+	}
+	if o.status != "all" {
+		if _, err := learnings.ParseStatus(o.status); err != nil {
+			return flagErrorf("--status: %v (or all)", err)
+		}
+	}
+	r, err := a.repo()
+	if err != nil {
+		return err
+	}
+	all, bad, err := learnings.LoadAll(r)
+	if err != nil {
+		return err
+	}
+	for _, e := range bad {
+		fmt.Fprintf(a.stderr, "reflect: skipped %v\n", e)
+	}
+	var out []*learnings.Learning
+	for _, l := range all {
+		if (o.project == "" || l.Project == o.project) &&
+			(o.kind == "" || string(l.Kind) == o.kind) &&
+			(o.tag == "" || slices.Contains(l.Tags, o.tag)) &&
+			(o.status == "all" || string(l.Status) == o.status) {
+			out = append(out, l)
+		}
+	}
+	if a.json() {
+		js := make([]learningJSON, 0, len(out))
+		for _, l := range out {
+			js = append(js, toJSON(l, false))
+		}
+		return a.printJSON(js)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(a.stderr, "no learnings match")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tCONF\tSTATUS\tPROJECT\tTITLE")
+	for _, l := range out {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Kind, l.Confidence, l.Status, l.Project, truncate(l.Title, 72))
+	}
+	return tw.Flush()
+}
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return strings.TrimSpace(string(r[:n-1])) + "…"
+	}
+	return s
+}

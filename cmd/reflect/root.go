@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// app is what every command shares: the streams, the global flags and the repository.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	home           string // --home
+	format         string // --format: text or json
+	verbose        bool
+	log            *slog.Logger
+}
+
+// Main runs reflect with os.Args and returns the process exit code.
+func Main() int {
+	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	cmd := a.rootCmd()
+	cmd.SetArgs(os.Args[1:])
+	err := cmd.ExecuteContext(context.Background())
+	return a.exit(err)
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "reflect",
+		Short: "A memory for coding agents, kept in a git repository you own",
+		Long: `reflect captures what happens in Claude Code and Codex sessions, turns it into short
+markdown learnings, and keeps them in a git repository (default ~/.reflect) that you
+review, edit and sync like code.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if a.format != "text" && a.format != "json" {
+				return flagErrorf("--format must be text or json (got %q)", a.format)
+			}
+			level := slog.LevelWarn
+			if a.verbose || os.Getenv("REFLECT_DEBUG") == "1" {
+				level = slog.LevelDebug
+			}
+			a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			return nil
+		},
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.home, "home", "", "knowledge repository (default $REFLECT_HOME, else ~/.reflect)")
+	pf.StringVar(&a.format, "format", "text", "output format: text or json")
+	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log what reflect does to stderr")
+	root.AddCommand(
+		a.initCmd(), a.addCmd(), a.listCmd(), a.showCmd(), a.editCmd(),
+		a.archiveCmd(), a.supersedeCmd(), a.versionCmd(), a.demoCmd(),
+	)
+	return root
+}
+
+// homeDir resolves the knowledge repository: --home, else $REFLECT_HOME, else ~/.reflect.
+func (a *app) homeDir() (string, error) {
+	h := a.home
+	if h == "" {
+		h = os.Getenv("REFLECT_HOME")
+	}
+	if h == "" {
+		u, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find your home directory; set REFLECT_HOME or --home: %w", err)
+		}
+		h = filepath.Join(u, ".reflect")
+	}
+	return filepath.Abs(h)
+}
+
+// repo opens the knowledge repository.
+func (a *app) repo() (*gitstore.Repo, error) {
+	h, err := a.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	return gitstore.Open(h)
+}
+
+func (a *app) json() bool { return a.format == "json" }
+
+// printJSON writes v as indented JSON.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (a *app) printf(format string, args ...any) { fmt.Fprintf(a.stdout, format, args...) }

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+func (a *app) showCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a learning (a unique prefix of its id is enough)",
+		Args:  exactArgs(1, "show needs the id of a learning"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			l, raw, err := learnings.Get(r, args[0])
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return a.printJSON(toJSON(l, true))
+			}
+			_, err = a.stdout.Write(raw)
+			return err
+		},
+	}
+}
+
+// exactArgs is cobra.ExactArgs with a message that says what is missing.
+func exactArgs(n int, msg string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return flagErrorf("%s", msg)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,232 @@
+package learnings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// Dir is the folder of the knowledge repository that holds the learnings.
+const Dir = "learnings"
+
+// ErrUnknownID means no learning has the id (or id prefix) asked for.
+var ErrUnknownID = errors.New("no learning with that id")
+
+// AmbiguousIDError means an id prefix matches more than one learning.
+type AmbiguousIDError struct {
+	Prefix  string
+	Matches []string
+}
+
+func (e *AmbiguousIDError) Error() string {
+	m := e.Matches
+	more := ""
+	if len(m) > 5 {
+		m, more = m[:5], fmt.Sprintf(" and %d more", len(e.Matches)-5)
+	}
+	return fmt.Sprintf("id prefix %q is ambiguous: %s%s", e.Prefix, strings.Join(m, ", "), more)
+}
+
+// Ref is a learning file of HEAD, found without reading it.
+type Ref struct {
+	ID   string
+	Path string
+	Blob plumbing.Hash
+}
+
+func refs(files []gitstore.File) []Ref {
+	out := make([]Ref, 0, len(files))
+	for _, f := range files {
+		if id, ok := IDFromPath(f.Path); ok {
+			out = append(out, Ref{ID: id, Path: f.Path, Blob: f.ID})
+		}
+	}
+	return out
+}
+
+// normalizeID accepts "lrn-01J…", "01J…" and lower case.
+func normalizeID(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "lrn-"), "LRN-")
+	return "lrn-" + strings.ToUpper(s)
+}
+
+// Resolve finds the learning whose id is, or starts with, prefix.
+func Resolve(rs []Ref, prefix string) (Ref, error) {
+	want := normalizeID(prefix)
+	if len(want) <= len("lrn-") {
+		return Ref{}, fmt.Errorf("%w: empty id", ErrUnknownID)
+	}
+	var found []Ref
+	for _, r := range rs {
+		if r.ID == want {
+			return r, nil
+		}
+		if strings.HasPrefix(r.ID, want) {
+			found = append(found, r)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Ref{}, fmt.Errorf("%w: %s", ErrUnknownID, prefix)
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, r := range found {
+		ids[i] = r.ID
+	}
+	sort.Strings(ids)
+	return Ref{}, &AmbiguousIDError{Prefix: prefix, Matches: ids}
+}
+
+// Get reads the learning id (or a unique prefix of it) from HEAD, with its file's bytes.
+func Get(r *gitstore.Repo, id string) (*Learning, []byte, error) {
+	files, err := r.Walk(Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ref, err := Resolve(refs(files), id)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := r.ReadBlob(ref.Blob)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := Parse(ref.Path, raw)
+	return l, raw, err
+}
+
+// LoadAll parses every learning in HEAD. A malformed file is returned among bad, naming its
+// file and line, and never stops the others from loading.
+func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
+	files, err := r.Walk(Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, ref := range refs(files) {
+		raw, err := r.ReadBlob(ref.Blob)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := Parse(ref.Path, raw)
+		if err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		all = append(all, l)
+	}
+	return all, bad, nil
+}
+
+// Create validates l and commits it as a new file with message.
+func Create(ctx context.Context, r *gitstore.Repo, l *Learning, message string) (plumbing.Hash, error) {
+	if err := l.Validate(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	data, err := l.Render()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		if _, err := tx.Read(l.RelPath()); err == nil {
+			return "", fmt.Errorf("%s already exists", l.RelPath())
+		}
+		tx.Write(l.RelPath(), data)
+		return message, nil
+	})
+}
+
+// Change reads the learnings ids under the repository lock, lets fn change them and commits
+// the ones it changed in one commit with the message fn returns. An empty message means
+// fn decided there was nothing to do: nothing is committed.
+func Change(ctx context.Context, r *gitstore.Repo, ids []string, fn func([]*Learning) (string, error)) ([]*Learning, plumbing.Hash, error) {
+	var ls []*Learning
+	commit, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		files, err := tx.Walk(Dir)
+		if err != nil {
+			return "", err
+		}
+		rs := refs(files)
+		ls = ls[:0]
+		var before [][]byte
+		for _, id := range ids {
+			ref, err := Resolve(rs, id)
+			if err != nil {
+				return "", err
+			}
+			raw, err := tx.Read(ref.Path)
+			if err != nil {
+				return "", err
+			}
+			l, err := Parse(ref.Path, raw)
+			if err != nil {
+				return "", err
+			}
+			ls, before = append(ls, l), append(before, raw)
+		}
+		msg, err := fn(ls)
+		if err != nil || msg == "" {
+			return "", err
+		}
+		for i, l := range ls {
+			if err := l.Validate(); err != nil {
+				return "", err
+			}
+			data, err := l.Render()
+			if err != nil {
+				return "", err
+			}
+			if string(data) != string(before[i]) {
+				tx.Write(l.RelPath(), data)
+			}
+		}
+		return msg, nil
+	})
+	return ls, commit, err
+}
+
+// SaveEdit commits a person's edit of old (whose file held base when the edit began). The
+// edit must parse and validate and keep the id; if it does not change `updated`, it is set
+// to now. A changed project moves the file. If the file changed meanwhile, the edit is
+// refused rather than overwriting someone else's change.
+func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited []byte) (plumbing.Hash, *Learning, error) {
+	l, err := Parse(old.RelPath(), edited)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	if l.ID != old.ID {
+		return plumbing.ZeroHash, nil, &FieldError{Path: old.RelPath(), Field: "id",
+			Msg: fmt.Sprintf("the id of a learning never changes (was %s, now %s)", old.ID, l.ID)}
+	}
+	if l.Updated.Equal(old.Updated) {
+		l.Updated = time.Now().UTC().Truncate(time.Second)
+	}
+	if err := l.Validate(); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	data, err := l.Render()
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	commit, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		cur, err := tx.Read(old.RelPath())
+		if err != nil || string(cur) != string(base) {
+			return "", fmt.Errorf("%s changed while you were editing it", old.RelPath())
+		}
+		if l.RelPath() != old.RelPath() {
+			tx.Delete(old.RelPath())
+		}
+		tx.Write(l.RelPath(), data)
+		return "edit: " + l.Title + " (" + l.ID + ")", nil
+	})
+	return commit, l, err
+}
