@@ -125,3 +125,62 @@ func TestSplitIndexStaysCleanForGit(t *testing.T) {
 	}
 	assertClean(t, r)
 }
+
+// TestRecoveryAfterDeathAtEveryPhase stops a write dead after each of its phases (as a
+// SIGKILL would) and checks that the next writer leaves the repository whole: the learning
+// is committed exactly when the ref moved, and git sees a clean, consistent repository.
+func TestRecoveryAfterDeathAtEveryPhase(t *testing.T) {
+	phases := []struct {
+		phase     string
+		committed bool
+	}{
+		{"journal", false}, {"index-lock", false}, {"work-tree", false},
+		{"index-written", false}, {"ref", true}, {"index", true},
+	}
+	for _, split := range []bool{false, true} {
+		for _, ph := range phases {
+			t.Run(fmt.Sprintf("%s/split=%v", ph.phase, split), func(t *testing.T) {
+				r := newRepo(t)
+				if split {
+					r.reshareAt = 2
+				}
+				ctx := context.Background()
+				for i := 0; i < 4; i++ {
+					if _, err := r.Commit(ctx, "seed", map[string][]byte{fmt.Sprintf("learnings/p/seed%d.md", i): []byte("seed\n")}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				r.failpoint = func(p string) bool { return p == ph.phase }
+				_, err := r.Commit(ctx, "doomed", map[string][]byte{
+					"learnings/p/new.md":   []byte("new\n"),
+					"learnings/p/seed1.md": []byte("edited\n"),
+					"learnings/p/seed2.md": nil,
+				})
+				if !errors.Is(err, errDied) {
+					t.Fatalf("write did not die at %s: %v", ph.phase, err)
+				}
+				git(t, r.Root(), "fsck", "--strict", "--no-progress")
+
+				next, err := Open(r.Root()) // a new process
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := next.Commit(ctx, "next", map[string][]byte{"learnings/p/after.md": []byte("after\n")}); err != nil {
+					t.Fatalf("next write after death at %s: %v", ph.phase, err)
+				}
+				assertClean(t, next)
+				_, err = next.ReadFile("learnings/p/new.md")
+				if got := err == nil; got != ph.committed {
+					t.Fatalf("after death at %s: new.md committed = %v, want %v", ph.phase, got, ph.committed)
+				}
+				seed1, _ := next.ReadFile("learnings/p/seed1.md")
+				if want := map[bool]string{true: "edited\n", false: "seed\n"}[ph.committed]; string(seed1) != want {
+					t.Fatalf("seed1 = %q, want %q", seed1, want)
+				}
+				if leftovers, _ := filepath.Glob(filepath.Join(next.StateDir(), "tmp", "*")); len(leftovers) != 0 {
+					t.Fatalf("temporary files left: %v", leftovers)
+				}
+			})
+		}
+	}
+}

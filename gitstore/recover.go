@@ -119,5 +119,9 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 		l.release()
 		return err
 	}
-	return l.commit(idx, filepath.Join(r.gitDir, "index"))
+	if _, err := l.f.Write(idx); err != nil {
+		l.release()
+		return err
+	}
+	return l.commit(nil, filepath.Join(r.gitDir, "index"))
 }

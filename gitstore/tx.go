@@ -170,10 +170,16 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 	if err := r.writeJournal(paths); err != nil {
 		return plumbing.ZeroHash, err
 	}
+	if r.died("journal") {
+		return plumbing.ZeroHash, errDied
+	}
 	ilock, err := r.takeGitLock(ctx, filepath.Join(r.gitDir, "index.lock"), "index")
 	if err != nil {
 		r.removeJournal()
 		return plumbing.ZeroHash, err
+	}
+	if r.died("index-lock") {
+		return plumbing.ZeroHash, errDied
 	}
 	updates := map[string]*entry{}
 	for _, p := range paths {
@@ -192,21 +198,44 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 			updates[p] = nil
 		}
 	}
+	if r.died("work-tree") {
+		return plumbing.ZeroHash, errDied
+	}
 	idx, err := r.buildIndex(updates, func(p string) bool { return inHead[p] })
 	if err != nil {
 		ilock.release()
 		return plumbing.ZeroHash, r.undo(ctx, paths, err)
 	}
+	if _, err := ilock.f.Write(idx); err != nil {
+		ilock.release()
+		return plumbing.ZeroHash, r.undo(ctx, paths, err)
+	}
+	if r.died("index-written") {
+		return plumbing.ZeroHash, errDied
+	}
 	if err := r.casRef(ctx, branch, tx.head, commit); err != nil {
 		ilock.release()
 		return plumbing.ZeroHash, r.undo(ctx, paths, err)
 	}
-	if err := ilock.commit(idx, filepath.Join(r.gitDir, "index")); err != nil {
+	if r.died("ref") {
+		return plumbing.ZeroHash, errDied
+	}
+	if err := ilock.commit(nil, filepath.Join(r.gitDir, "index")); err != nil {
 		return commit, err // the commit is in; the next write's recovery repairs the index
+	}
+	if r.died("index") {
+		return commit, errDied
 	}
 	r.removeJournal()
 	return commit, nil
 }
+
+// errDied stands for the process dying at a failpoint (tests only).
+var errDied = errors.New("simulated crash")
+
+// died reports whether a test asked the write to stop dead after phase, leaving everything
+// as a killed process would. It is always false outside tests.
+func (r *Repo) died(phase string) bool { return r.failpoint != nil && r.failpoint(phase) }
 
 // undo puts the work tree and index back to HEAD after a failed write, and returns cause.
 func (r *Repo) undo(ctx context.Context, paths []string, cause error) error {

@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// reflectBin builds cmd/reflect once per test run.
+func reflectBin(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "reflect-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "reflect")
+		if runtime.GOOS == "windows" {
+			binPath += ".exe"
+		}
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/reflect").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			binPath = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build reflect: %v\n%s", buildErr, binPath)
+	}
+	return binPath
+}
+
+// env is a private HOME with git identity, so tests touch nothing of the user's.
+func env(t testing.TB) []string {
+	t.Helper()
+	home := t.TempDir()
+	return append(os.Environ(),
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "REFLECT_HOME=",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
+}
+
+func run(t testing.TB, environ []string, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, environ
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// initRepo creates a knowledge repository and returns its path.
+func initRepo(t testing.TB, environ []string) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "mem")
+	run(t, environ, ".", reflectBin(t), "--home", home, "init")
+	return home
+}
+
+// assertHealthy checks what reflect promises after every command.
+func assertHealthy(t testing.TB, environ []string, home string) {
+	t.Helper()
+	if st := run(t, environ, home, "git", "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("git status is not clean:\n%s", st)
+	}
+	run(t, environ, home, "git", "fsck", "--strict", "--no-progress", "--no-dangling")
+	if d := run(t, environ, home, "git", "diff-index", "--cached", "HEAD"); d != "" {
+		t.Fatalf("index differs from HEAD:\n%s", d)
+	}
+	for _, lock := range []string{".git/index.lock", ".git/refs/heads/main.lock"} {
+		if _, err := os.Stat(filepath.Join(home, lock)); err == nil {
+			t.Fatalf("stale %s left behind", lock)
+		}
+	}
+}
