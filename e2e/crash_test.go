@@ -25,10 +25,16 @@ func TestKilledAddsLeaveNoTrace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 
 	// how long one add takes here, to spread the kills over its whole life
-	start := time.Now()
-	run(t, environ, ".", bin, "--home", home, "add", "--global", "--title", "warm-up")
-	span := time.Since(start) * 2
-	completed, killed, midWrite := 1, 0, 0
+	var span time.Duration
+	for k := 0; k < 3; k++ {
+		start := time.Now()
+		run(t, environ, ".", bin, "--home", home, "add", "--global", "--title", fmt.Sprintf("warm-up %d", k))
+		if d := time.Since(start); span == 0 || d < span {
+			span = d
+		}
+	}
+	span *= 2
+	completed, killed, midWrite := 3, 0, 0
 	for i := 0; i < kills; i++ {
 		cmd := exec.Command(bin, "--home", home, "add", "--global", "--title", fmt.Sprintf("capture %d", i), "--body", strings.Repeat("x", rng.IntN(4000)))
 		cmd.Env = environ
@@ -42,7 +48,7 @@ func TestKilledAddsLeaveNoTrace(t *testing.T) {
 		} else {
 			killed++
 		}
-		if _, err := os.Stat(filepath.Join(home, ".git", "reflect", "journal.json")); err == nil {
+		if fi, err := os.Stat(filepath.Join(home, ".git", "reflect", "journal.json")); err == nil && fi.Size() > 0 {
 			midWrite++
 		}
 		run(t, environ, home, "git", "fsck", "--strict", "--no-progress", "--no-dangling")
@@ -56,7 +62,7 @@ func TestKilledAddsLeaveNoTrace(t *testing.T) {
 	completed++
 	assertHealthy(t, environ, home)
 	t.Logf("%d adds killed (%d in the middle of writing), %d completed", killed, midWrite, completed)
-	if killed < kills/3 {
+	if killed < kills/5 {
 		t.Fatalf("only %d of %d adds were killed mid-way; the test is not exercising crashes", killed, kills)
 	}
 	// every learning in HEAD parses and is whole; none exists only in the work tree
@@ -75,7 +81,7 @@ func TestKilledAddsLeaveNoTrace(t *testing.T) {
 	if len(inHead) < completed {
 		t.Fatalf("%d learnings in HEAD, but %d adds completed", len(inHead), completed)
 	}
-	if _, err := os.Stat(filepath.Join(home, ".git", "reflect", "journal.json")); err == nil {
+	if fi, err := os.Stat(filepath.Join(home, ".git", "reflect", "journal.json")); err == nil && fi.Size() > 0 {
 		t.Fatal("journal left behind after a successful capture")
 	}
 }

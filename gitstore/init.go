@@ -54,6 +54,9 @@ func Init(ctx context.Context, root string, opts InitOptions) (r *Repo, created 
 		if r, err = Open(abs); err != nil {
 			return nil, false, err
 		}
+		if err := r.FillPool(); err != nil {
+			return nil, false, err
+		}
 		created = true
 	}
 	if opts.Remote != "" {

@@ -47,6 +47,8 @@ type gitLock struct {
 func (r *Repo) takeGitLock(ctx context.Context, path, tmpName string) (*gitLock, error) {
 	tmp := filepath.Join(r.stateDir, "tmp", tmpName)
 	for {
+		os.Remove(tmp)
+		r.takePooled(tmp)
 		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", path, err)

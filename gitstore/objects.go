@@ -39,32 +39,25 @@ func (r *Repo) writeObject(typ plumbing.ObjectType, data []byte) (plumbing.Hash,
 	if _, err := os.Lstat(final); err == nil {
 		return id, nil
 	}
+	// one compressor for the whole process: a new one allocates ~1 MB of state
 	var buf bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
-	zw.Write(data)
-	if err := zw.Close(); err != nil {
+	if r.zw == nil {
+		r.zw, _ = zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	} else {
+		r.zw.Reset(&buf)
+	}
+	fmt.Fprintf(r.zw, "%s %d\x00", typ, len(data))
+	r.zw.Write(data)
+	if err := r.zw.Close(); err != nil {
 		return id, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return id, fmt.Errorf("write object: %w", err)
+	if _, err := os.Stat(dir); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return id, fmt.Errorf("write object: %w", err)
+		}
 	}
-	tmp, err := os.CreateTemp(dir, "tmp_obj_")
-	if err != nil {
-		return id, fmt.Errorf("write object: %w", err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		os.Chmod(tmp.Name(), 0o444)
-		werr = os.Rename(tmp.Name(), final)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return id, fmt.Errorf("write object %s: %w", hex, werr)
+	if err := r.writeAtomic(final, buf.Bytes(), 0o444); err != nil {
+		return id, fmt.Errorf("write object %s: %w", hex, err)
 	}
 	return id, nil
 }

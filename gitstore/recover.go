@@ -21,26 +21,25 @@ type journal struct {
 
 func (r *Repo) journalPath() string { return filepath.Join(r.stateDir, "journal.json") }
 
+// writeJournal rewrites the one journal file in place: a small write(2) to a regular file
+// is never torn by a kill, and rewriting avoids creating a file per write (see reuseSpare).
+// An empty journal means no write is in progress.
 func (r *Repo) writeJournal(paths []string) error {
 	data, _ := json.Marshal(journal{Paths: paths})
-	tmp := r.journalPath() + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write journal: %w", err)
-	}
-	if err := os.Rename(tmp, r.journalPath()); err != nil {
+	if err := os.WriteFile(r.journalPath(), data, 0o644); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
 	return nil
 }
 
-func (r *Repo) removeJournal() { os.Remove(r.journalPath()) }
+func (r *Repo) removeJournal() { os.Truncate(r.journalPath(), 0) }
 
 // recover finishes or undoes a write that was interrupted, whatever the moment: the ref
 // decides. If it moved, the commit is in and the work tree and index catch up to it; if not,
 // they go back to HEAD. It runs under the repository lock, before every write.
 func (r *Repo) recover(ctx context.Context) error {
 	data, err := os.ReadFile(r.journalPath())
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
 		return nil
 	}
 	if err != nil {
@@ -48,8 +47,7 @@ func (r *Repo) recover(ctx context.Context) error {
 	}
 	var j journal
 	if err := json.Unmarshal(data, &j); err != nil {
-		// torn before the rename could not happen; a garbled file means nothing was started
-		j.Paths = nil
+		return fmt.Errorf("read %s: %w (remove it if no reflect process is running)", r.journalPath(), err)
 	}
 	tmp := filepath.Join(r.stateDir, "tmp")
 	branch, err := r.branch()

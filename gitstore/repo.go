@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"os"
@@ -33,6 +34,8 @@ type Repo struct {
 
 	reshareAt int                     // split-index size that triggers a new shared index (tests lower it)
 	failpoint func(phase string) bool // tests: stop a write dead after phase
+	pool      []string                // names left in the file pool, once listed (pool.go)
+	zw        *zlib.Writer            // reused for every loose object this process writes
 }
 
 // Root is the work tree of the repository.
@@ -72,7 +75,7 @@ func open(abs, gitDir string) (*Repo, error) {
 
 		reshareAt: defaultReshareAt,
 	}
-	for _, d := range []string{"locks", "tmp"} {
+	for _, d := range []string{"locks", "tmp", "pool"} {
 		if err := os.MkdirAll(filepath.Join(r.stateDir, d), 0o755); err != nil {
 			return nil, fmt.Errorf("open %s: %w", abs, err)
 		}

@@ -137,20 +137,8 @@ func (r *Repo) share(flat *index) ([]byte, error) {
 	copy(id[:], data[len(data)-20:])
 	name := filepath.Join(r.gitDir, "sharedindex."+id.String())
 	if _, err := os.Stat(name); err != nil {
-		tmp, err := os.CreateTemp(filepath.Join(r.stateDir, "tmp"), "sharedindex-")
-		if err != nil {
-			return nil, err
-		}
-		_, werr := tmp.Write(data)
-		if cerr := tmp.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Rename(tmp.Name(), name)
-		}
-		if werr != nil {
-			os.Remove(tmp.Name())
-			return nil, fmt.Errorf("write shared index: %w", werr)
+		if err := r.writeAtomic(name, data, 0o644); err != nil {
+			return nil, fmt.Errorf("write shared index: %w", err)
 		}
 	}
 	olds, _ := filepath.Glob(filepath.Join(r.gitDir, "sharedindex.*"))

@@ -314,24 +314,8 @@ func (r *Repo) writeWorkFile(p string, data []byte, id plumbing.Hash) (entry, er
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return entry{}, err
 	}
-	// the temporary file lives under .git so a kill never leaves it in the work tree
-	tmp, err := os.CreateTemp(filepath.Join(r.stateDir, "tmp"), "work-")
-	if err != nil {
-		return entry{}, err
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), dst)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return entry{}, fmt.Errorf("write %s: %w", p, werr)
+	if err := r.writeAtomic(dst, data, 0o644); err != nil {
+		return entry{}, fmt.Errorf("write %s: %w", p, err)
 	}
 	fi, err := os.Lstat(dst)
 	if err != nil {

@@ -100,6 +100,7 @@ func (a *app) runAdd(cmd *cobra.Command, o addOptions) error {
 	if err != nil {
 		return err
 	}
+	a.afterWrite(r)
 	if a.json() {
 		return a.printJSON(map[string]string{"id": l.ID, "path": l.RelPath(), "project": l.Project, "commit": commit.String()})
 	}

@@ -35,6 +35,7 @@ func (a *app) archiveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.afterWrite(r)
 			l := ls[0]
 			if a.json() {
 				return a.printJSON(map[string]any{"id": l.ID, "status": l.Status, "changed": changed, "commit": commit.String()})
@@ -74,6 +75,7 @@ func (a *app) supersedeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.afterWrite(r)
 			if a.json() {
 				return a.printJSON(map[string]string{"id": ls[0].ID, "superseded_by": ls[1].ID, "commit": commit.String()})
 			}

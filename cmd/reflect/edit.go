@@ -53,6 +53,7 @@ the file.`,
 			if err != nil {
 				return fmt.Errorf("edit refused, nothing committed: %w\nyour edited copy is kept at %s", err, tmp.Name())
 			}
+			a.afterWrite(r)
 			os.Remove(tmp.Name())
 			if a.json() {
 				return a.printJSON(map[string]string{"id": l.ID, "path": l.RelPath(), "commit": commit.String()})

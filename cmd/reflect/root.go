@@ -64,7 +64,7 @@ review, edit and sync like code.`,
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log what reflect does to stderr")
 	root.AddCommand(
 		a.initCmd(), a.addCmd(), a.listCmd(), a.showCmd(), a.editCmd(),
-		a.archiveCmd(), a.supersedeCmd(), a.versionCmd(), a.demoCmd(),
+		a.archiveCmd(), a.supersedeCmd(), a.versionCmd(), a.demoCmd(), a.internalCmd(),
 	)
 	return root
 }

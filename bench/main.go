@@ -1,0 +1,171 @@
+// Command bench prints the figures the README quotes. Every figure is measured beside a
+// baseline run in the same process on the same data: the git CLI doing the same job, or
+// reflect itself at a smaller size.
+//
+//	go run ./bench                 # 100, 10,000 and 50,000 learnings (a few minutes)
+//	go run ./bench -quick          # small sizes, for CI
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/reflect-memory/reflect/fixtures"
+)
+
+type row struct {
+	Learnings     int     `json:"learnings"`
+	Commits       int     `json:"commits"`
+	ReflectMedian float64 `json:"reflect_add_median_ms"`
+	ReflectP90    float64 `json:"reflect_add_p90_ms"`
+	GitMedian     float64 `json:"git_add_commit_median_ms"`
+	GitP90        float64 `json:"git_add_commit_p90_ms"`
+	Speedup       float64 `json:"git_over_reflect"`
+	VsSmallest    float64 `json:"reflect_vs_smallest"`
+}
+
+func main() {
+	sizes := flag.String("sizes", "100,10000,50000", "numbers of learnings")
+	runs := flag.Int("runs", 31, "measured runs per size (after 3 warm-ups)")
+	minCommits := flag.Int("commits", 10000, "commits of history (at most one per learning)")
+	projects := flag.Int("projects", 50, "projects the learnings are spread over")
+	quick := flag.Bool("quick", false, "small sizes and few runs (CI)")
+	format := flag.String("format", "text", "text or json")
+	flag.Parse()
+	if *quick {
+		*sizes, *runs, *minCommits = "100,3000", 7, 300
+	}
+	if err := run(*sizes, *runs, *minCommits, *projects, *format); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(sizeList string, runs, minCommits, projects int, format string) error {
+	ctx := context.Background()
+	tmp, err := os.MkdirTemp("", "reflect-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "reflect")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/reflect").CombinedOutput(); err != nil {
+		return fmt.Errorf("build reflect (run from the repository root): %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.org",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.org", "REFLECT_HOME=")
+
+	var rows []row
+	for _, s := range strings.Split(sizeList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("bad size %q", s)
+		}
+		home := filepath.Join(tmp, fmt.Sprintf("mem-%d", n))
+		if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
+			return fmt.Errorf("init: %v: %s", err, out)
+		}
+		commits := min(n, minCommits)
+		fmt.Fprintf(os.Stderr, "building %d learnings in %d commits...\n", n, commits)
+		if err := fixtures.BuildRepo(ctx, home, n, commits, projects); err != nil {
+			return err
+		}
+		r, err := measure(env, bin, home, runs)
+		if err != nil {
+			return err
+		}
+		r.Learnings, r.Commits = n, commits+1
+		rows = append(rows, r)
+		os.RemoveAll(home)
+	}
+	for i := range rows {
+		rows[i].VsSmallest = rows[i].ReflectMedian / rows[0].ReflectMedian
+	}
+	if format == "json" {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	fmt.Printf("reflect add, whole process: median of %d runs, beside git add + git commit of the same\n", runs)
+	fmt.Printf("kind of file in the same repository, interleaved (%d projects; history as listed)\n\n", projects)
+	fmt.Printf("| learnings | commits | reflect add median (p90) | git add+commit median (p90) | git ÷ reflect | reflect ÷ reflect@%d |\n", rows[0].Learnings)
+	fmt.Printf("|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Printf("| %d | %d | %.1f ms (%.1f) | %.1f ms (%.1f) | %.1f× | %.2f |\n", r.Learnings, r.Commits,
+			r.ReflectMedian, r.ReflectP90, r.GitMedian, r.GitP90, r.Speedup, r.VsSmallest)
+	}
+	return nil
+}
+
+func command(env []string, dir, name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Env, c.Dir = env, dir
+	return c
+}
+
+// measure alternates a reflect add and a git add + commit of a new learning file.
+func measure(env []string, bin, home string, runs int) (row, error) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var rt, gt []float64
+	for i := 0; i < runs+3; i++ {
+		proj := fixtures.SynthProject(i % 7)
+		start := time.Now()
+		if out, err := command(env, ".", bin, "--home", home, "add", "--project", proj,
+			"--title", fmt.Sprintf("bench learning %d", i), "--body", "measured").CombinedOutput(); err != nil {
+			return row{}, fmt.Errorf("reflect add: %v: %s", err, out)
+		}
+		d1 := time.Since(start)
+		settle(home)
+
+		path, data := fixtures.SynthLearning(rng, i, proj, time.Now())
+		if err := os.WriteFile(filepath.Join(home, path), data, 0o644); err != nil {
+			return row{}, err
+		}
+		start = time.Now()
+		if out, err := command(env, home, "git", "add", path).CombinedOutput(); err != nil {
+			return row{}, fmt.Errorf("git add: %v: %s", err, out)
+		}
+		if out, err := command(env, home, "git", "commit", "-q", "--no-verify", "-m", "learn: "+path).CombinedOutput(); err != nil {
+			return row{}, fmt.Errorf("git commit: %v: %s", err, out)
+		}
+		d2 := time.Since(start)
+		settle(home)
+		if i >= 3 {
+			rt, gt = append(rt, ms(d1)), append(gt, ms(d2))
+		}
+	}
+	r := row{ReflectMedian: pct(rt, 50), ReflectP90: pct(rt, 90), GitMedian: pct(gt, 50), GitP90: pct(gt, 90)}
+	r.Speedup = r.GitMedian / r.ReflectMedian
+	return r, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func pct(xs []float64, p int) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[(len(s)-1)*p/100]
+}
+
+// settle waits until no background pool refill is running, so that neither side is timed
+// while reflect's own background work competes with it.
+func settle(home string) {
+	time.Sleep(20 * time.Millisecond)
+	fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", "pool"))
+	if err := fl.Lock(); err == nil {
+		fl.Unlock()
+	}
+}

@@ -1,0 +1,115 @@
+package gitstore
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+)
+
+// Creating a file costs ~550 µs on the ext4 of this project's machines, while renaming one
+// costs ~15 µs and writing into an existing one ~10 µs: a capture that created its ten files
+// (loose objects, the work file, the index and ref lock files) spent 5–6 ms on inode
+// allocation alone. So writes take empty files from a pool under .git/reflect/pool and rename
+// them into place, and the pool is refilled by a separate process (FillPool) off the write
+// path. An empty pool only makes a write slower: it falls back to creating files.
+
+const (
+	poolTarget = 160 // files FillPool leaves in the pool: about sixteen captures
+	poolLow    = 64  // below this, PoolLow asks for a refill
+)
+
+func (r *Repo) poolDir() string { return filepath.Join(r.stateDir, "pool") }
+
+// takePooled moves a pool file to dst and reports whether it could.
+func (r *Repo) takePooled(dst string) bool {
+	if r.pool == nil {
+		entries, _ := os.ReadDir(r.poolDir())
+		r.pool = make([]string, 0, len(entries))
+		for _, e := range entries {
+			r.pool = append(r.pool, e.Name())
+		}
+	}
+	for len(r.pool) > 0 {
+		name := r.pool[len(r.pool)-1]
+		r.pool = r.pool[:len(r.pool)-1]
+		if os.Rename(filepath.Join(r.poolDir(), name), dst) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeAtomic writes data to final through a temporary file and a rename, so a reader sees
+// the old file or the new one, never a part. The temporary file is a pool file when there is
+// one, and always lives under .git so a kill never leaves it in the work tree.
+func (r *Repo) writeAtomic(final string, data []byte, perm os.FileMode) error {
+	tmp := filepath.Join(r.stateDir, "tmp", "w-"+randomName())
+	var f *os.File
+	var err error
+	if r.takePooled(tmp) {
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0)
+	} else {
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, perm)
+	}
+	if err == nil {
+		err = os.Rename(tmp, final)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+func randomName() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// PoolLow reports whether this process used the file pool and left it running low, so the
+// caller should start a FillPool in the background.
+func (r *Repo) PoolLow() bool { return r.pool != nil && len(r.pool) < poolLow }
+
+// FillPool creates empty files in the pool until it holds poolTarget. Only one process fills
+// at a time; another that finds the pool lock taken returns at once.
+func (r *Repo) FillPool() error {
+	if err := os.MkdirAll(r.poolDir(), 0o755); err != nil {
+		return err
+	}
+	// the 256 loose-object directories, which git creates lazily at the same cost as a file
+	for i := 0; i < 256; i++ {
+		os.Mkdir(filepath.Join(r.gitDir, "objects", fmt.Sprintf("%02x", i)), 0o755)
+	}
+	fl := flock.New(filepath.Join(r.stateDir, "locks", "pool"))
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return err
+	}
+	defer fl.Unlock()
+	entries, err := os.ReadDir(r.poolDir())
+	if err != nil {
+		return err
+	}
+	for n := len(entries); n < poolTarget; n++ {
+		f, err := os.OpenFile(filepath.Join(r.poolDir(), randomName()), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("fill file pool: %w", err)
+		}
+		f.Close()
+	}
+	return nil
+}

@@ -1,0 +1,15 @@
+// Package learnings owns the Learning: one lesson an agent learned, stored as
+// a markdown file with YAML frontmatter at learnings/<project>/<id>.md. It
+// defines the file format (Parse, Render), ids (lrn- + ULID), validation,
+// the lifecycle (Archive, Supersede) and project keys (ProjectKey,
+// NormalizeRemote).
+//
+// Render rewrites a parsed file in place: only the values that changed are
+// replaced, so a person's comments, key order, alignment and unknown keys
+// survive, and git diffs show exactly what reflect changed.
+//
+// store.go finds, reads and commits learnings through gitstore, always as
+// validated, rendered files and always one commit per change; nothing here
+// writes the work tree or the git directory directly. The only other I/O is
+// ProjectKey, which reads the git config of a working directory.
+package learnings

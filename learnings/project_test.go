@@ -1,0 +1,200 @@
+package learnings
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNormalizeRemote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"git@github.com:acme/auth.git", "github.com/acme/auth"},
+		{"github.com:acme/auth", "github.com/acme/auth"},
+		{"git@github.com:/acme/auth.git/", "github.com/acme/auth"},
+		{"ssh://git@github.com/acme/auth.git", "github.com/acme/auth"},
+		{"ssh://git@github.com:22/acme/auth.git", "github.com/acme/auth"},
+		{"git+ssh://git@github.com/acme/auth", "github.com/acme/auth"},
+		{"https://github.com/acme/auth", "github.com/acme/auth"},
+		{"https://github.com/acme/auth/", "github.com/acme/auth"},
+		{"https://github.com/acme/auth.git", "github.com/acme/auth"},
+		{"https://user:tok@github.com/acme/auth/", "github.com/acme/auth"},
+		{"https://x-access-token:ghp_abc@github.com:443/acme/auth.git?ref=main#frag", "github.com/acme/auth"},
+		{"http://GitHub.com/acme/auth.git", "github.com/acme/auth"},
+		{"HTTPS://GITHUB.COM./Acme/Auth.git", "github.com/Acme/Auth"},
+		{"  https://github.com/acme/auth.git\n", "github.com/acme/auth"},
+		{"git://host/x/y", "host/x/y"},
+		{"git@gitlab.com:group/sub/project.git", "gitlab.com/group/sub/project"},
+		{"https://gitlab.com/group/sub/project", "gitlab.com/group/sub/project"},
+		{"https://gitlab.example.com/my%20group/app.git", "gitlab.example.com/my-group/app"},
+		{"ssh://git@git.example.com:2222/~user/repo.git", "git.example.com/-user/repo"},
+		{"https://dev.azure.com/org/proj/_git/repo", "dev.azure.com/org/proj/_git/repo"},
+		{"persistent-https::https://github.com/acme/auth", "github.com/acme/auth"},
+		{"https://github.com/acme/auth/.git", "github.com/acme/auth"},
+		{"file:///srv/git/x.git", "local/x"},
+		{"file://localhost/srv/git/My Repo.git/", "local/my-repo"},
+		{"/srv/git/x.git", "local/x"},
+		{"/home/me/proj/.git", "local/proj"},
+		{"../shared/x.git", "local/x"},
+		{"./x", "local/x"},
+		{"~/repos/x.git", "local/x"},
+		{`C:\repos\x.git`, "local/x"},
+		{"srv/git/x", "local/x"},
+	} {
+		got, err := NormalizeRemote(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("NormalizeRemote(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+		if err == nil && !ValidProjectKey(got) {
+			t.Errorf("NormalizeRemote(%q) = %q: not a valid key", tc.in, got)
+		}
+	}
+	for _, in := range []string{
+		"", "   ", "garbage", "not a url", "http://", "https://github.com", "https://github.com/", "git@github.com:",
+		"git@github.com:.git", ":acme/auth", "::", "ssh://git@github.com:acme/auth.git", "https://github.com/acme/../x",
+		"https://exa mple.com/a", "ht@tp://x/y", "https://[::1]/x", "/", "file:///",
+	} {
+		if got, err := NormalizeRemote(in); err == nil {
+			t.Errorf("NormalizeRemote(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+func TestValidProjectKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		Global:                         true,
+		"github.com/acme/auth-service": true,
+		"gitlab.com/a/b/c":             true,
+		"host/x":                       true,
+		"local/auth":                   true,
+		"local/My_Repo.v2":             true,
+		"github.com/Acme/Auth":         true,
+		"":                             false,
+		"_global/x":                    false,
+		"github.com":                   false,
+		"GitHub.com/acme/auth":         false,
+		"github.com:22/acme/auth":      false,
+		"/github.com/acme/auth":        false,
+		"github.com/acme/auth/":        false,
+		"github.com//auth":             false,
+		"github.com/acme/..":           false,
+		"github.com/./auth":            false,
+		"github.com/acme/a b":          false,
+		"local":                        false,
+		"local/a/b":                    false,
+		"local/..":                     false,
+		".hidden/x":                    false,
+	} {
+		if got := ValidProjectKey(key); got != want {
+			t.Errorf("ValidProjectKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+// git runs the git CLI in dir with a private HOME and no system config.
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func mkdir(t *testing.T, parts ...string) string {
+	t.Helper()
+	dir := filepath.Join(parts...)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestProjectKey(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	if key, err := ProjectKey(root); err != nil || key != Global {
+		t.Skipf("the temporary directory is inside a git repository (%q, %v)", key, err)
+	}
+
+	withOrigin := mkdir(t, root, "auth")
+	git(t, withOrigin, "init", "-q")
+	git(t, withOrigin, "remote", "add", "upstream", "https://github.com/other/fork.git")
+	git(t, withOrigin, "remote", "add", "origin", "git@github.com:acme/auth.git")
+	git(t, withOrigin, "commit", "-q", "--allow-empty", "-m", "init")
+	git(t, withOrigin, "worktree", "add", "-q", filepath.Join(root, "auth-wt"))
+	deep := mkdir(t, withOrigin, "internal", "auth")
+
+	noOrigin := mkdir(t, root, "multi")
+	git(t, noOrigin, "init", "-q")
+	git(t, noOrigin, "remote", "add", "zeta", "https://github.com/z/z")
+	git(t, noOrigin, "remote", "add", "alpha", "https://gitlab.com/a/b/c.git")
+
+	noRemote := mkdir(t, root, "My Notes")
+	git(t, noRemote, "init", "-q")
+	git(t, noRemote, "commit", "-q", "--allow-empty", "-m", "init")
+	git(t, noRemote, "worktree", "add", "-q", filepath.Join(root, "notes-feature"))
+
+	bare := filepath.Join(root, "lib.git")
+	git(t, root, "init", "-q", "--bare", bare)
+	clone := filepath.Join(withOrigin, "vendor", "lib")
+	git(t, root, "clone", "-q", bare, clone)
+	git(t, clone, "commit", "-q", "--allow-empty", "-m", "init")
+	git(t, clone, "push", "-q", "origin", "HEAD")
+	git(t, withOrigin, "-c", "protocol.file.allow=always", "submodule", "add", "-q", bare, "sub")
+
+	badGit := mkdir(t, root, "bad")
+	if err := os.WriteFile(filepath.Join(badGit, ".git"), []byte("nonsense\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noGit := mkdir(t, root, "plain", "dir")
+
+	for _, tc := range []struct{ dir, want string }{
+		{withOrigin, "github.com/acme/auth"},
+		{deep, "github.com/acme/auth"},
+		{filepath.Join(root, "auth-wt"), "github.com/acme/auth"},
+		{noOrigin, "gitlab.com/a/b/c"},
+		{noRemote, "local/my-notes"},
+		{filepath.Join(root, "notes-feature"), "local/my-notes"},
+		{clone, "local/lib"},
+		{filepath.Join(withOrigin, "sub"), "local/lib"},
+		{noGit, Global},
+		{filepath.Join(withOrigin, ".git", "HEAD"), "github.com/acme/auth"}, // a file: its directory's key
+
+	} {
+		got, err := ProjectKey(tc.dir)
+		if err != nil || got != tc.want {
+			t.Errorf("ProjectKey(%s) = %q, %v; want %q", strings.TrimPrefix(tc.dir, root), got, err, tc.want)
+		}
+	}
+	for _, dir := range []string{badGit, filepath.Join(root, "missing")} {
+		if got, err := ProjectKey(dir); err == nil {
+			t.Errorf("ProjectKey(%s) = %q, want an error", dir, got)
+		}
+	}
+}
+
+func BenchmarkProjectKey(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	config := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = git@github.com:acme/auth.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"
+	if err := os.WriteFile(filepath.Join(dir, ".git", "config"), []byte(config), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sub := filepath.Join(dir, "a", "b", "c")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if key, err := ProjectKey(sub); err != nil || key != "github.com/acme/auth" {
+			b.Fatal(key, err)
+		}
+	}
+}
