@@ -38,6 +38,15 @@ func (r *Repo) removeJournal() { os.Truncate(r.journalPath(), 0) }
 // decides. If it moved, the commit is in and the work tree and index catch up to it; if not,
 // they go back to HEAD. It runs under the repository lock, before every write.
 func (r *Repo) recover(ctx context.Context) error {
+	// a lock file reflect left when it died, proven by its inode (it may die holding one
+	// before it writes the journal)
+	tmp := filepath.Join(r.stateDir, "tmp")
+	branch, err := r.branch()
+	if err != nil {
+		return err
+	}
+	clearStaleGitLock(filepath.Join(r.gitDir, "index.lock"), filepath.Join(tmp, "index"))
+	clearStaleGitLock(filepath.Join(r.gitDir, filepath.FromSlash(branch))+".lock", filepath.Join(tmp, "ref"))
 	data, err := os.ReadFile(r.journalPath())
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
 		return nil
@@ -49,13 +58,6 @@ func (r *Repo) recover(ctx context.Context) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return fmt.Errorf("read %s: %w (remove it if no reflect process is running)", r.journalPath(), err)
 	}
-	tmp := filepath.Join(r.stateDir, "tmp")
-	branch, err := r.branch()
-	if err != nil {
-		return err
-	}
-	clearStaleGitLock(filepath.Join(r.gitDir, "index.lock"), filepath.Join(tmp, "index"))
-	clearStaleGitLock(filepath.Join(r.gitDir, filepath.FromSlash(branch))+".lock", filepath.Join(tmp, "ref"))
 	if err := r.reconcile(ctx, j.Paths); err != nil {
 		return err
 	}
@@ -112,7 +114,12 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 		}
 		updates[p] = &ie
 	}
-	idx, err := r.buildIndex(updates, func(string) bool { return true })
+	ix, err := r.readIndex()
+	if err != nil {
+		l.release()
+		return err
+	}
+	idx, err := r.buildIndex(ix, updates, func(string) bool { return true })
 	if err != nil {
 		l.release()
 		return err

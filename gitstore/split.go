@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -21,15 +22,7 @@ const defaultReshareAt = 2000
 // writes a new sharedindex.<sha> file first when the index is (re)shared. mayExist says
 // whether a path can already be in the index (it was in HEAD); a brand-new path is not looked
 // up in the shared index, which keeps an added learning from reading it at all.
-func (r *Repo) buildIndex(updates map[string]*entry, mayExist func(string) bool) ([]byte, error) {
-	cur, err := os.ReadFile(filepath.Join(r.gitDir, "index"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read git index: %w", err)
-	}
-	ix, err := parseIndex(cur)
-	if err != nil {
-		return nil, fmt.Errorf("read git index: %w", err)
-	}
+func (r *Repo) buildIndex(ix *index, updates map[string]*entry, mayExist func(string) bool) ([]byte, error) {
 	paths := make([]string, 0, len(updates))
 	for p := range updates {
 		paths = append(paths, p)
@@ -51,7 +44,7 @@ func (r *Repo) buildIndex(updates map[string]*entry, mayExist func(string) bool)
 		return ix.encode(), nil
 	}
 
-	shared := &sharedIndex{path: filepath.Join(r.gitDir, "sharedindex."+ix.link.shared.String())}
+	shared := r.sharedIndex(ix)
 	nrepl := len(ix.link.replaced)
 	if nrepl > len(ix.entries) {
 		return nil, fmt.Errorf("read git index: %w: more replacements than entries", errIndexFormat)
@@ -77,12 +70,12 @@ func (r *Repo) buildIndex(updates map[string]*entry, mayExist func(string) bool)
 			if len(live) == 1 && u != nil {
 				e := *u
 				e.name = ""
-				replaced[live[0]] = e
+				replaced[live[0].pos] = e
 				continue
 			}
-			for _, pos := range live {
-				del[pos] = true
-				delete(replaced, pos)
+			for _, h := range live {
+				del[h.pos] = true
+				delete(replaced, h.pos)
 			}
 		}
 		if u != nil {
@@ -151,6 +144,30 @@ func (r *Repo) share(flat *index) ([]byte, error) {
 	return front.encode(), nil
 }
 
+// readIndex parses .git/index; a missing file is an empty index.
+func (r *Repo) readIndex() (*index, error) {
+	cur, err := os.ReadFile(filepath.Join(r.gitDir, "index"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	ix, err := parseIndex(cur)
+	if err != nil {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	return ix, nil
+}
+
+func (r *Repo) sharedIndex(ix *index) *sharedIndex {
+	return &sharedIndex{path: filepath.Join(r.gitDir, "sharedindex."+ix.link.shared.String())}
+}
+
+// sharedHit is a live entry of the shared index.
+type sharedHit struct {
+	pos   uint32
+	hash  plumbing.Hash
+	stage int
+}
+
 // sharedIndex is read only when a change touches a path that may be in it.
 type sharedIndex struct {
 	path string
@@ -169,8 +186,8 @@ func (s *sharedIndex) load() error {
 	return nil
 }
 
-// find returns the positions of name's entries that are not deleted.
-func (s *sharedIndex) find(name string, del map[uint32]bool) ([]uint32, error) {
+// find returns name's entries that are not deleted.
+func (s *sharedIndex) find(name string, del map[uint32]bool) ([]sharedHit, error) {
 	if err := s.load(); err != nil {
 		return nil, err
 	}
@@ -178,16 +195,18 @@ func (s *sharedIndex) find(name string, del map[uint32]bool) ([]uint32, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read shared index: %w", err)
 	}
-	var out []uint32
+	var out []sharedHit
 	for rd.i < rd.count {
 		pos := uint32(rd.i)
-		_, _, n, err := rd.next()
+		fixed, _, n, err := rd.next()
 		if err != nil {
 			return nil, fmt.Errorf("read shared index: %w", err)
 		}
 		if c := strings.Compare(string(n), name); c == 0 {
 			if !del[pos] {
-				out = append(out, pos)
+				h := sharedHit{pos: pos, stage: int(binary.BigEndian.Uint16(fixed[60:])&flagStageMask) >> 12}
+				copy(h.hash[:], fixed[40:60])
+				out = append(out, h)
 			}
 		} else if c > 0 {
 			break

@@ -61,6 +61,9 @@ func (r *Repo) Update(ctx context.Context, fn func(tx *Tx) (string, error)) (plu
 		return plumbing.ZeroHash, err
 	}
 	defer unlock()
+	// git's own lock files are waited for no longer than the repository lock
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Git.LockTimeout.Std())
+	defer cancel()
 	if err := r.recover(ctx); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("recover an interrupted write: %w", err)
 	}
@@ -124,16 +127,20 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 	}
 	changes := map[string]blobChange{}
 	inHead := map[string]bool{}
+	old := map[string]plumbing.Hash{} // blob in HEAD, for the paths that have one
 	for _, p := range paths {
-		old, ok, err := r.lookup(tx.root, p)
+		prev, ok, err := r.lookup(tx.root, p)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if ok && old.Mode == filemode.Dir {
+		if ok && prev.Mode == filemode.Dir {
 			return plumbing.ZeroHash, fmt.Errorf("%s is a directory", p)
 		}
 		inHead[p] = ok
-		if err := r.checkClean(p, old, ok); err != nil {
+		if ok {
+			old[p] = prev.Hash
+		}
+		if err := r.checkClean(p, prev, ok); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		c := blobChange{mode: filemode.Regular}
@@ -165,20 +172,29 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 		return plumbing.ZeroHash, err
 	}
 
-	// From here on the work tree, the git index and the ref change; the journal lets the
-	// next writer finish or undo this one if the process dies.
-	if err := r.writeJournal(paths); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if r.died("journal") {
-		return plumbing.ZeroHash, errDied
-	}
+	// git's index.lock first: git cannot stage or commit while reflect checks and writes.
 	ilock, err := r.takeGitLock(ctx, filepath.Join(r.gitDir, "index.lock"), "index")
 	if err != nil {
-		r.removeJournal()
 		return plumbing.ZeroHash, err
 	}
 	if r.died("index-lock") {
+		return plumbing.ZeroHash, errDied
+	}
+	ix, err := r.readIndex()
+	if err == nil {
+		err = r.checkStaged(ix, paths, changes, inHead, old)
+	}
+	if err != nil {
+		ilock.release()
+		return plumbing.ZeroHash, err
+	}
+	// From here on the work tree, the git index and the ref change; the journal lets the
+	// next writer finish or undo this one if the process dies.
+	if err := r.writeJournal(paths); err != nil {
+		ilock.release()
+		return plumbing.ZeroHash, err
+	}
+	if r.died("journal") {
 		return plumbing.ZeroHash, errDied
 	}
 	updates := map[string]*entry{}
@@ -201,7 +217,7 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 	if r.died("work-tree") {
 		return plumbing.ZeroHash, errDied
 	}
-	idx, err := r.buildIndex(updates, func(p string) bool { return inHead[p] })
+	idx, err := r.buildIndex(ix, updates, func(p string) bool { return inHead[p] })
 	if err != nil {
 		ilock.release()
 		return plumbing.ZeroHash, r.undo(ctx, paths, err)
@@ -335,6 +351,73 @@ func removeWorkFile(root, p string) error {
 	for d := filepath.Dir(f); d != root && strings.HasPrefix(d, root); d = filepath.Dir(d) {
 		if os.Remove(d) != nil {
 			break
+		}
+	}
+	return nil
+}
+
+// checkStaged refuses to write a path whose git index entry differs from HEAD: a change a
+// person staged (git add) but did not commit would otherwise be replaced.
+func (r *Repo) checkStaged(ix *index, paths []string, changes map[string]blobChange, inHead map[string]bool, old map[string]plumbing.Hash) error {
+	found := map[string]bool{}
+	check := func(name string, id plumbing.Hash, stage int) error {
+		if _, ok := changes[name]; !ok {
+			return nil
+		}
+		found[name] = true
+		if stage != 0 || !inHead[name] || id != old[name] {
+			return &DirtyError{Path: name}
+		}
+		return nil
+	}
+	if ix.link == nil {
+		for i := range ix.entries {
+			if err := check(ix.entries[i].name, ix.entries[i].hash, ix.entries[i].stage()); err != nil {
+				return err
+			}
+		}
+	} else {
+		nrepl := len(ix.link.replaced)
+		if nrepl > len(ix.entries) {
+			return fmt.Errorf("read git index: %w: more replacements than entries", errIndexFormat)
+		}
+		replaced := map[uint32]*entry{}
+		for i, pos := range ix.link.replaced {
+			replaced[pos] = &ix.entries[i]
+		}
+		for i := range ix.entries[nrepl:] {
+			e := &ix.entries[nrepl+i]
+			if err := check(e.name, e.hash, e.stage()); err != nil {
+				return err
+			}
+		}
+		del := map[uint32]bool{}
+		for _, pos := range ix.link.del {
+			del[pos] = true
+		}
+		shared := r.sharedIndex(ix)
+		for _, p := range paths {
+			if !inHead[p] || found[p] {
+				continue // a new path is never looked up in the shared index (see buildIndex)
+			}
+			hits, err := shared.find(p, del)
+			if err != nil {
+				return err
+			}
+			for _, h := range hits {
+				id, stage := h.hash, h.stage
+				if e, ok := replaced[h.pos]; ok {
+					id, stage = e.hash, e.stage()
+				}
+				if err := check(p, id, stage); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, p := range paths {
+		if inHead[p] && !found[p] {
+			return &DirtyError{Path: p} // staged for deletion
 		}
 	}
 	return nil

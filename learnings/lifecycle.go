@@ -17,16 +17,20 @@ func (l *Learning) Archive(now time.Time) bool {
 	return true
 }
 
-// Supersede marks old as replaced by newer, and records the link on both.
-func Supersede(old, newer *Learning, now time.Time) error {
+// Supersede marks old as replaced by newer, and records the link on both. It reports
+// whether anything changed: superseding again by the same learning changes nothing.
+func Supersede(old, newer *Learning, now time.Time) (bool, error) {
+	if old.Status == StatusSuperseded && old.SupersededBy == newer.ID && slices.Contains(newer.Supersedes, old.ID) {
+		return false, nil
+	}
 	switch {
 	case old.ID == newer.ID:
-		return &FieldError{Path: old.RelPath(), Field: "superseded_by", Msg: "a learning cannot supersede itself"}
+		return false, &FieldError{Path: old.RelPath(), Field: "superseded_by", Msg: "a learning cannot supersede itself"}
 	case newer.Status != StatusCurrent:
-		return &FieldError{Path: newer.RelPath(), Field: "status",
+		return false, &FieldError{Path: newer.RelPath(), Field: "status",
 			Msg: fmt.Sprintf("%s is %s; only a current learning can supersede another", newer.ID, newer.Status)}
 	case old.Status == StatusSuperseded && old.SupersededBy != newer.ID:
-		return &FieldError{Path: old.RelPath(), Field: "superseded_by",
+		return false, &FieldError{Path: old.RelPath(), Field: "superseded_by",
 			Msg: fmt.Sprintf("%s is already superseded by %s", old.ID, old.SupersededBy)}
 	}
 	now = now.UTC().Truncate(time.Second)
@@ -35,5 +39,5 @@ func Supersede(old, newer *Learning, now time.Time) error {
 		newer.Supersedes = append(newer.Supersedes, old.ID)
 		newer.Updated = now
 	}
-	return nil
+	return true, nil
 }

@@ -19,6 +19,9 @@ const Dir = "learnings"
 // ErrUnknownID means no learning has the id (or id prefix) asked for.
 var ErrUnknownID = errors.New("no learning with that id")
 
+// ErrChanged means a file changed under an edit, which is refused rather than overwrite it.
+var ErrChanged = errors.New("changed while you were editing it")
+
 // AmbiguousIDError means an id prefix matches more than one learning.
 type AmbiguousIDError struct {
 	Prefix  string
@@ -220,7 +223,7 @@ func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited
 	commit, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		cur, err := tx.Read(old.RelPath())
 		if err != nil || string(cur) != string(base) {
-			return "", fmt.Errorf("%s changed while you were editing it", old.RelPath())
+			return "", fmt.Errorf("%s %w", old.RelPath(), ErrChanged)
 		}
 		if l.RelPath() != old.RelPath() {
 			tx.Delete(old.RelPath())

@@ -26,7 +26,7 @@ func (a *app) addCmd() *cobra.Command {
 		Short: "Write a learning by hand and commit it",
 		Long: `Write a learning and commit it. The project is the current directory's
 (from its git remote) unless --project or --global says otherwise. Prints the new id.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runAdd(cmd, o) },
 	}
 	f := cmd.Flags()

@@ -66,8 +66,10 @@ func (a *app) supersedeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var changed bool
 			ls, commit, err := learnings.Change(cmd.Context(), r, []string{args[0], by}, func(ls []*learnings.Learning) (string, error) {
-				if err := learnings.Supersede(ls[0], ls[1], time.Now()); err != nil {
+				var err error
+				if changed, err = learnings.Supersede(ls[0], ls[1], time.Now()); err != nil || !changed {
 					return "", err
 				}
 				return fmt.Sprintf("supersede: %s by %s\n\n%s\n→ %s", ls[0].ID, ls[1].ID, ls[0].Title, ls[1].Title), nil
@@ -77,7 +79,11 @@ func (a *app) supersedeCmd() *cobra.Command {
 			}
 			a.afterWrite(r)
 			if a.json() {
-				return a.printJSON(map[string]string{"id": ls[0].ID, "superseded_by": ls[1].ID, "commit": commit.String()})
+				return a.printJSON(map[string]any{"id": ls[0].ID, "superseded_by": ls[1].ID, "changed": changed, "commit": commit.String()})
+			}
+			if !changed {
+				a.printf("%s is already superseded by %s\n", ls[0].ID, ls[1].ID)
+				return nil
 			}
 			a.printf("%s is superseded by %s\n", ls[0].ID, ls[1].ID)
 			return nil

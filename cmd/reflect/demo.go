@@ -21,7 +21,7 @@ func (a *app) demoCmd() *cobra.Command {
 		Long: `Runs reflect on the bundled fixtures in a temporary directory: it creates a knowledge
 repository, commits sample learnings the way captures would, and shows listing, reading,
 superseding and the git history a person reviews. Nothing of yours is read or changed.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd, keep) },
 	}
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the temporary home afterwards")
@@ -40,7 +40,7 @@ func (a *app) runDemo(cmd *cobra.Command, keep bool) error {
 	step := func(n int, title string) { a.printf("\n== %d. %s\n", n, title) }
 	run := func(args ...string) error {
 		a.printf("$ reflect %s\n", shellJoin(args))
-		sub := &app{stdin: a.stdin, stdout: a.stdout, stderr: a.stderr}
+		sub := &app{stdin: a.stdin, stdout: a.stdout, stderr: a.stderr, noBackground: true}
 		root := sub.rootCmd()
 		root.SetArgs(append([]string{"--home", home}, args...))
 		return root.ExecuteContext(cmd.Context())
@@ -104,7 +104,7 @@ func (a *app) runDemo(cmd *cobra.Command, keep bool) error {
 
 	step(6, "Correct the memory: a newer learning supersedes an older one")
 	var out strings.Builder
-	sub := &app{stdin: a.stdin, stdout: &out, stderr: a.stderr}
+	sub := &app{stdin: a.stdin, stdout: &out, stderr: a.stderr, noBackground: true}
 	root := sub.rootCmd()
 	root.SetArgs([]string{"--home", home, "add", "--project", "github.com/acme/web", "--kind", "recipe",
 		"--title", "Rebuild the web bundle with pnpm 9 and corepack",

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
@@ -47,7 +48,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &se):
 		return se.code
-	case errors.As(err, &fe):
+	case errors.As(err, &fe), strings.HasPrefix(err.Error(), "unknown command"):
 		return exitUsage
 	case errors.Is(err, gitstore.ErrNotInitialised):
 		return exitNoRepo
@@ -55,7 +56,7 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, gitstore.ErrLocked):
 		return exitBusy
-	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de):
+	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged):
 		return exitInvalid
 	default:
 		return exitError
@@ -68,8 +69,7 @@ func (a *app) exit(err error) int {
 	var se *silentError
 	if err != nil && !errors.As(err, &se) {
 		fmt.Fprintf(a.stderr, "reflect: %v\n", err)
-		var fe *flagError
-		if errors.As(err, &fe) {
+		if code == exitUsage {
 			fmt.Fprintln(a.stderr, "Run 'reflect --help' for usage.")
 		}
 	}

@@ -16,7 +16,7 @@ func (a *app) internalCmd() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "fill-pool",
 		Short: "Create the spare files later writes take instead of allocating their own",
-		Args:  cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := a.repo()
 			if err != nil {
@@ -30,7 +30,7 @@ func (a *app) internalCmd() *cobra.Command {
 
 // afterWrite starts a background refill of the file pool when a write left it low.
 func (a *app) afterWrite(r *gitstore.Repo) {
-	if !r.PoolLow() {
+	if a.noBackground || !r.PoolLow() {
 		return
 	}
 	self, err := os.Executable()

@@ -65,7 +65,7 @@ func (a *app) listCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--project KEY] [--kind K] [--tag T] [--status S|all]",
 		Short: "List learnings (current ones unless --status says otherwise)",
-		Args:  cobra.NoArgs,
+		Args: noArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runList(o) },
 	}
 	f := cmd.Flags()
@@ -96,7 +96,9 @@ func (a *app) runList(o listOptions) error {
 		return err
 	}
 	for _, e := range bad {
-		fmt.Fprintf(a.stderr, "reflect: skipped %v\n", e)
+		for _, line := range strings.Split(e.Error(), "\n") {
+			fmt.Fprintf(a.stderr, "reflect: skipped %s\n", line)
+		}
 	}
 	var out []*learnings.Learning
 	for _, l := range all {

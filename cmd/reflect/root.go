@@ -22,6 +22,7 @@ type app struct {
 	format         string // --format: text or json
 	verbose        bool
 	log            *slog.Logger
+	noBackground   bool // start no detached process (the demo removes its home when done)
 }
 
 // Main runs reflect with os.Args and returns the process exit code.
@@ -42,6 +43,13 @@ markdown learnings, and keeps them in a git repository (default ~/.reflect) that
 review, edit and sync like code.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return flagErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if a.format != "text" && a.format != "json" {
 				return flagErrorf("--format must be text or json (got %q)", a.format)

@@ -38,3 +38,11 @@ func exactArgs(n int, msg string) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// noArgs is cobra.NoArgs as a usage error (exit 2).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return flagErrorf("%s takes no arguments (got %q)", cmd.CommandPath(), args[0])
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the scripts run the reflect command: testscript puts this test binary on PATH
+// under the name reflect, and running it under that name runs Main.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"reflect": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the CLI's executable spec, testdata/script/*.txtar: one story per command.
+//
+// Every script gets a private, empty HOME ($WORK/home), no REFLECT_HOME, no EDITOR or VISUAL,
+// and a git that reads no system or user configuration, so nothing of the machine running the
+// tests is read or changed.
+func TestScripts(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("the scripts check their repositories with the git CLI, which is not installed")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_AUTHOR_NAME", "Ada Person")
+			env.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
+			env.Setenv("GIT_COMMITTER_NAME", "Ada Person")
+			env.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+			// testscript starts from an empty environment; these say so for the reader.
+			for _, k := range []string{"REFLECT_HOME", "REFLECT_DEBUG", "EDITOR", "VISUAL"} {
+				env.Setenv(k, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fails":    cmdFails,
+			"gitclean": cmdGitClean,
+			"commits":  cmdCommits,
+			"capture":  cmdCapture,
+		},
+	})
+}
+
+// fails N PROG [ARGS...] runs PROG like exec and asserts that it exits with status N.
+// stdout and stderr are then those of PROG. When PROG is timeout(1), used to keep a command
+// that hangs from stalling the suite, its status 124 is reported as a time-out.
+func cmdFails(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: fails CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil || want == 0 {
+		ts.Fatalf("fails: CODE must be a non-zero exit status, got %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		ts.Fatalf("%s succeeded; want exit status %d", args[1], want)
+	case !errors.As(err, &ee):
+		ts.Fatalf("run %s: %v", args[1], err)
+	case args[1] == "timeout" && ee.ExitCode() == 124 && want != 124:
+		ts.Fatalf("%s timed out; want exit status %d", strings.Join(args[3:], " "), want)
+	case ee.ExitCode() != want:
+		ts.Fatalf("%s exited with status %d; want %d", args[1], ee.ExitCode(), want)
+	}
+}
+
+// gitclean DIR asserts that the repository at DIR is what reflect promises after every
+// command: `git status --porcelain` prints nothing and `git fsck --strict` finds nothing.
+// It leaves stdout and stderr as they were.
+func cmdGitClean(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gitclean DIR")
+	}
+	if out := git(ts, args[0], "status", "--porcelain", "--untracked-files=all"); out != "" {
+		ts.Fatalf("git status in %s is not clean:\n%s", args[0], out)
+	}
+	git(ts, args[0], "fsck", "--strict", "--no-progress")
+}
+
+// commits DIR N asserts that N commits are reachable from HEAD of the repository at DIR.
+// It leaves stdout and stderr as they were.
+func cmdCommits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: commits DIR N")
+	}
+	if got := git(ts, args[0], "rev-list", "--count", "HEAD"); got != args[1] {
+		ts.Fatalf("%s has %s commits; want %s", args[0], got, args[1])
+	}
+}
+
+// capture NAME sets the environment variable NAME to the standard output of the last
+// command, trimmed of surrounding space: `exec reflect add ...` then `capture ID`.
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: capture NAME")
+	}
+	v := strings.TrimSpace(ts.ReadFile("stdout"))
+	if v == "" {
+		ts.Fatalf("capture %s: the last command printed nothing", args[0])
+	}
+	ts.Setenv(args[0], v)
+}
+
+// git runs the git CLI in dir with the script's environment and returns its trimmed output,
+// failing the script if git fails.
+func git(ts *testscript.TestScript, dir string, args ...string) string {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = ts.MkAbs(dir)
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_NOSYSTEM",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		ts.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
