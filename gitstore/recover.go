@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // The journal names the paths a write is changing. It exists from before the first visible
@@ -94,7 +92,7 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 			l.release()
 			return err
 		}
-		if !ok || e.Mode == filemode.Dir {
+		if !ok || e.isDir() {
 			if err := removeWorkFile(r.root, p); err != nil {
 				l.release()
 				return err
@@ -102,12 +100,12 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 			updates[p] = nil
 			continue
 		}
-		data, err := r.readBlob(e.Hash)
+		data, err := r.readBlob(e.hash)
 		if err != nil {
 			l.release()
 			return err
 		}
-		ie, err := r.writeWorkFile(p, data, e.Hash)
+		ie, err := r.writeWorkFile(p, data, e.hash)
 		if err != nil {
 			l.release()
 			return err

@@ -6,6 +6,7 @@ import (
 	"compress/zlib"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,7 +16,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -35,7 +35,9 @@ type Repo struct {
 	reshareAt int                     // split-index size that triggers a new shared index (tests lower it)
 	failpoint func(phase string) bool // tests: stop a write dead after phase
 	pool      []string                // names left in the file pool, once listed (pool.go)
-	zw        *zlib.Writer            // reused for every loose object this process writes
+	zw        [2]*zlib.Writer         // by level (0, 1), reused for every loose object written
+	zr        io.ReadCloser           // reused for every loose object this process reads
+	trees     map[plumbing.Hash][]treeEntry
 }
 
 // Root is the work tree of the repository.
@@ -172,10 +174,10 @@ func (r *Repo) readAt(root plumbing.Hash, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !ok || e.Mode == filemode.Dir {
+	if !ok || e.isDir() {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
 	}
-	return r.readBlob(e.Hash)
+	return r.readBlob(e.hash)
 }
 
 // File is a file of HEAD found by Walk.
@@ -202,10 +204,10 @@ func (r *Repo) walkAt(root plumbing.Hash, dir string) ([]File, error) {
 	tree := root
 	if dir != "" {
 		e, ok, err := r.lookup(root, dir)
-		if err != nil || !ok || e.Mode != filemode.Dir {
+		if err != nil || !ok || !e.isDir() {
 			return nil, err
 		}
-		tree = e.Hash
+		tree = e.hash
 	}
 	var out []File
 	var walk func(prefix string, id plumbing.Hash) error
@@ -215,16 +217,16 @@ func (r *Repo) walkAt(root plumbing.Hash, dir string) ([]File, error) {
 			return err
 		}
 		for _, e := range entries {
-			p := e.Name
+			p := e.name
 			if prefix != "" {
-				p = prefix + "/" + e.Name
+				p = prefix + "/" + e.name
 			}
-			if e.Mode == filemode.Dir {
-				if err := walk(p, e.Hash); err != nil {
+			if e.isDir() {
+				if err := walk(p, e.hash); err != nil {
 					return err
 				}
 			} else {
-				out = append(out, File{Path: p, ID: e.Hash})
+				out = append(out, File{Path: p, ID: e.hash})
 			}
 		}
 		return nil

@@ -133,12 +133,12 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if ok && prev.Mode == filemode.Dir {
+		if ok && prev.isDir() {
 			return plumbing.ZeroHash, fmt.Errorf("%s is a directory", p)
 		}
 		inHead[p] = ok
 		if ok {
-			old[p] = prev.Hash
+			old[p] = prev.hash
 		}
 		if err := r.checkClean(p, prev, ok); err != nil {
 			return plumbing.ZeroHash, err
@@ -263,7 +263,7 @@ func (r *Repo) undo(ctx context.Context, paths []string, cause error) error {
 }
 
 // checkClean refuses to overwrite a work-tree file that differs from HEAD.
-func (r *Repo) checkClean(p string, old object.TreeEntry, inHead bool) error {
+func (r *Repo) checkClean(p string, old treeEntry, inHead bool) error {
 	data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(p)))
 	if errors.Is(err, os.ErrNotExist) {
 		if inHead {
@@ -274,7 +274,7 @@ func (r *Repo) checkClean(p string, old object.TreeEntry, inHead bool) error {
 	if err != nil {
 		return err
 	}
-	if !inHead || hashObject(plumbing.BlobObject, data) != old.Hash {
+	if !inHead || hashObject(plumbing.BlobObject, data) != old.hash {
 		return &DirtyError{Path: p}
 	}
 	return nil

@@ -11,7 +11,7 @@ func (a *app) initCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [--remote URL]",
 		Short: "Create the knowledge repository (or set its remote)",
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := a.homeDir()
 			if err != nil {

@@ -16,7 +16,7 @@ func (a *app) internalCmd() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "fill-pool",
 		Short: "Create the spare files later writes take instead of allocating their own",
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := a.repo()
 			if err != nil {

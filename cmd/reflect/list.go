@@ -65,7 +65,7 @@ func (a *app) listCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--project KEY] [--kind K] [--tag T] [--status S|all]",
 		Short: "List learnings (current ones unless --status says otherwise)",
-		Args: noArgs,
+		Args:  noArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runList(o) },
 	}
 	f := cmd.Flags()
