@@ -39,7 +39,7 @@ type row struct {
 func main() {
 	sizes := flag.String("sizes", "100,10000,50000", "numbers of learnings")
 	runs := flag.Int("runs", 31, "measured runs per size (after 3 warm-ups)")
-	minCommits := flag.Int("commits", 10000, "commits of history (at most one per learning)")
+	minCommits := flag.Int("commits", 10000, "commits of history at every size (edits once all learnings exist)")
 	projects := flag.Int("projects", 50, "projects the learnings are spread over")
 	quick := flag.Bool("quick", false, "small sizes and few runs (CI)")
 	format := flag.String("format", "text", "text or json")
@@ -78,7 +78,7 @@ func run(sizeList string, runs, minCommits, projects int, format string) error {
 		if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
 			return fmt.Errorf("init: %v: %s", err, out)
 		}
-		commits := min(n, minCommits)
+		commits := minCommits
 		fmt.Fprintf(os.Stderr, "building %d learnings in %d commits...\n", n, commits)
 		if err := fixtures.BuildRepo(ctx, home, n, commits, projects); err != nil {
 			return err
