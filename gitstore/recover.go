@@ -73,11 +73,7 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	head, err := r.Head()
-	if err != nil {
-		return err
-	}
-	root, err := r.commitTree(head)
+	_, root, err := r.headTree()
 	if err != nil {
 		return err
 	}

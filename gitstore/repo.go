@@ -156,13 +156,18 @@ func (r *Repo) readRef(name string) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, sc.Err()
 }
 
+// headTree returns HEAD and its root tree.
+func (r *Repo) headTree() (head, root plumbing.Hash, err error) {
+	if head, err = r.Head(); err != nil {
+		return head, root, err
+	}
+	root, err = r.commitTree(head)
+	return head, root, err
+}
+
 // ReadFile returns the content of path in HEAD.
 func (r *Repo) ReadFile(path string) ([]byte, error) {
-	head, err := r.Head()
-	if err != nil {
-		return nil, err
-	}
-	root, err := r.commitTree(head)
+	_, root, err := r.headTree()
 	if err != nil {
 		return nil, err
 	}
@@ -188,11 +193,7 @@ type File struct {
 
 // Walk lists the files of HEAD under dir (recursively), in path order.
 func (r *Repo) Walk(dir string) ([]File, error) {
-	head, err := r.Head()
-	if err != nil {
-		return nil, err
-	}
-	root, err := r.commitTree(head)
+	_, root, err := r.headTree()
 	if err != nil {
 		return nil, err
 	}

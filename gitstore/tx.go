@@ -68,11 +68,7 @@ func (r *Repo) Update(ctx context.Context, fn func(tx *Tx) (string, error)) (plu
 		return plumbing.ZeroHash, fmt.Errorf("recover an interrupted write: %w", err)
 	}
 	for attempt := 0; ; attempt++ {
-		head, err := r.Head()
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		root, err := r.commitTree(head)
+		head, root, err := r.headTree()
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
