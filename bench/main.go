@@ -42,12 +42,23 @@ func main() {
 	minCommits := flag.Int("commits", 10000, "commits of history at every size (edits once all learnings exist)")
 	projects := flag.Int("projects", 50, "projects the learnings are spread over")
 	quick := flag.Bool("quick", false, "small sizes and few runs (CI)")
+	hooksMode := flag.Bool("hooks", false, "measure the capture hooks instead of reflect add")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
 	if *quick {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
-	if err := run(*sizes, *runs, *minCommits, *projects, *format); err != nil {
+	var err error
+	if *hooksMode {
+		n := 10000
+		if *quick {
+			n = 1000
+		}
+		err = runHooks(n, *runs, *projects)
+	} else {
+		err = run(*sizes, *runs, *minCommits, *projects, *format)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

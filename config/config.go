@@ -22,6 +22,26 @@ const FileName = "reflect.toml"
 type Config struct {
 	Author Author `toml:"author"`
 	Git    Git    `toml:"git"`
+	Hooks  Hooks  `toml:"hooks"`
+	Queue  Queue  `toml:"queue"`
+}
+
+// Hooks holds the deadlines of `reflect hook`: past them a hook gives up and exits 0 with no
+// output, so the agent is never held up.
+type Hooks struct {
+	RecallTimeout  Duration `toml:"recall_timeout"`  // SessionStart, UserPromptSubmit
+	CaptureTimeout Duration `toml:"capture_timeout"` // PostToolUse, PreCompact, Stop, SessionEnd
+	// CorrectionWindow is how long after a failed tool call a correcting prompt is captured.
+	CorrectionWindow Duration `toml:"correction_window"`
+}
+
+// Queue shapes the captures the hooks commit.
+type Queue struct {
+	// DigestMaxBytes bounds the condensed transcript an entry carries.
+	DigestMaxBytes int `toml:"digest_max_bytes"`
+	// StopGrowthBytes is how much a transcript must grow after its last capture before a
+	// Stop captures it again (PreCompact and SessionEnd always capture).
+	StopGrowthBytes int `toml:"stop_growth_bytes"`
 }
 
 // Author names who reflect's commits are by. Empty fields fall back to git's own config
@@ -42,6 +62,12 @@ type Git struct {
 func Default() Config {
 	return Config{
 		Git: Git{LockTimeout: Duration(10 * time.Second)},
+		Hooks: Hooks{
+			RecallTimeout:    Duration(time.Second),
+			CaptureTimeout:   Duration(500 * time.Millisecond),
+			CorrectionWindow: Duration(10 * time.Minute),
+		},
+		Queue: Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
 	}
 }
 
@@ -58,6 +84,20 @@ email = ""
 [git]
 # How long a write waits for another reflect process or git itself before it gives up.
 lock_timeout = "10s"
+
+[hooks]
+# Deadlines of the hooks the agents run; past them a hook exits 0 with no output.
+recall_timeout = "1s"
+capture_timeout = "500ms"
+# After a failed tool call, a prompt that reads as a correction within this window is
+# committed at once as a low-confidence learning.
+correction_window = "10m"
+
+[queue]
+# Upper bound of the condensed, redacted transcript a capture commits.
+digest_max_bytes = 49152
+# A Stop captures a session again only after its transcript grew by this much.
+stop_growth_bytes = 32768
 `
 
 // Duration is a time.Duration written in TOML as a string such as "500ms" or "10s".
@@ -142,8 +182,19 @@ func (c Config) validate(path string) error {
 	if c.Author.Email != "" && !strings.Contains(c.Author.Email, "@") {
 		return &Error{File: path, Key: "author.email", Msg: fmt.Sprintf("not an e-mail address: %q", c.Author.Email)}
 	}
-	if c.Git.LockTimeout.Std() == 0 {
-		return &Error{File: path, Key: "git.lock_timeout", Msg: "must be greater than zero"}
+	for key, d := range map[string]Duration{
+		"git.lock_timeout": c.Git.LockTimeout, "hooks.recall_timeout": c.Hooks.RecallTimeout,
+		"hooks.capture_timeout": c.Hooks.CaptureTimeout, "hooks.correction_window": c.Hooks.CorrectionWindow,
+	} {
+		if d.Std() == 0 {
+			return &Error{File: path, Key: key, Msg: "must be greater than zero"}
+		}
+	}
+	if c.Queue.DigestMaxBytes < 1024 {
+		return &Error{File: path, Key: "queue.digest_max_bytes", Msg: fmt.Sprintf("must be at least 1024 (got %d)", c.Queue.DigestMaxBytes)}
+	}
+	if c.Queue.StopGrowthBytes < 0 {
+		return &Error{File: path, Key: "queue.stop_growth_bytes", Msg: "must not be negative"}
 	}
 	return nil
 }

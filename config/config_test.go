@@ -25,6 +25,11 @@ func TestParse(t *testing.T) {
 		{name: "bad duration names the key", in: "[git]\nlock_timeout = \"soon\"\n", wantErr: "reflect.toml:2: key git.lock_timeout"},
 		{name: "wrong type names the key", in: "[author]\nname = 5\n", wantErr: "key author.name"},
 		{name: "zero timeout", in: "[git]\nlock_timeout = \"0s\"\n", wantErr: "key git.lock_timeout: must be greater than zero"},
+		{name: "hook deadline", in: "[hooks]\ncapture_timeout = \"250ms\"\n",
+			want: func(c Config) bool { return c.Hooks.CaptureTimeout.Std() == 250*time.Millisecond }},
+		{name: "tiny digest budget", in: "[queue]\ndigest_max_bytes = 10\n", wantErr: "key queue.digest_max_bytes: must be at least 1024"},
+		{name: "zero hook deadline", in: "[hooks]\nrecall_timeout = \"0s\"\n", wantErr: "key hooks.recall_timeout"},
+		{name: "digest budget of the wrong type", in: "[queue]\ndigest_max_bytes = \"big\"\n", wantErr: "reflect.toml:2: key queue.digest_max_bytes"},
 		{name: "bad email", in: "[author]\nemail = \"nobody\"\n", wantErr: "key author.email"},
 		{name: "syntax error has a line", in: "[git\n", wantErr: "reflect.toml:1"},
 	}

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
 )
 
 var (
@@ -75,6 +78,7 @@ func initRepo(t testing.TB, environ []string) string {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "mem")
 	run(t, environ, ".", reflectBin(t), "--home", home, "init")
+	t.Cleanup(func() { waitBackground(home) })
 	return home
 }
 
@@ -92,5 +96,15 @@ func assertHealthy(t testing.TB, environ []string, home string) {
 		if _, err := os.Stat(filepath.Join(home, lock)); err == nil {
 			t.Fatalf("stale %s left behind", lock)
 		}
+	}
+}
+
+// waitBackground waits for a detached pool refill that a command started, so the test's
+// temporary directory is not removed under it.
+func waitBackground(home string) {
+	time.Sleep(30 * time.Millisecond)
+	fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", "pool"))
+	if fl.Lock() == nil {
+		fl.Unlock()
 	}
 }

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -112,4 +113,23 @@ func (r *Repo) FillPool() error {
 		f.Close()
 	}
 	return nil
+}
+
+// WriteState writes a file of local state under .git/reflect (rel is relative to it)
+// atomically, with a pool file when there is one. State is never committed.
+func (r *Repo) WriteState(rel string, data []byte) error {
+	dst := filepath.Join(r.stateDir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return r.writeAtomic(dst, data, 0o644)
+}
+
+// ReadState reads a file of local state under .git/reflect; a missing file is (nil, nil).
+func (r *Repo) ReadState(rel string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(r.stateDir, filepath.FromSlash(rel)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
 }

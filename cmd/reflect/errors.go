@@ -8,6 +8,7 @@ import (
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/queue"
 )
 
 // Exit codes. Every user-facing failure maps to one of these here, and only here.
@@ -52,7 +53,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, gitstore.ErrNotInitialised):
 		return exitNoRepo
-	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb):
+	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb), errors.Is(err, queue.ErrUnknownEntry):
 		return exitNotFound
 	case errors.Is(err, gitstore.ErrLocked):
 		return exitBusy

@@ -30,17 +30,24 @@ func (a *app) internalCmd() *cobra.Command {
 
 // afterWrite starts a background refill of the file pool when a write left it low.
 func (a *app) afterWrite(r *gitstore.Repo) {
-	if a.noBackground || !r.PoolLow() {
+	if r.PoolLow() {
+		a.background("--home", r.Root(), "internal", "fill-pool")
+	}
+}
+
+// background starts `reflect ARGS…` detached: it outlives this process and its terminal.
+func (a *app) background(args ...string) {
+	if a.noBackground {
 		return
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return
 	}
-	c := exec.Command(self, "--home", r.Root(), "internal", "fill-pool")
+	c := exec.Command(self, args...)
 	detach(c)
 	if err := c.Start(); err != nil {
-		a.log.Debug("start pool refill", "err", err)
+		a.log.Debug("start background reflect", "args", args, "err", err)
 		return
 	}
 	c.Process.Release()

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/queue"
+)
+
+func (a *app) queueCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "queue",
+		Short: "Captured sessions waiting to become learnings",
+		Args:  noArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(
+		&cobra.Command{
+			Use: "list", Short: "List pending and failed captures, oldest first", Args: noArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				r, err := a.repo()
+				if err != nil {
+					return err
+				}
+				items, bad, err := queue.List(r)
+				if err != nil {
+					return err
+				}
+				for _, e := range bad {
+					fmt.Fprintf(a.stderr, "reflect: skipped %v\n", e)
+				}
+				if a.json() {
+					out := make([]map[string]any, 0, len(items))
+					for _, it := range items {
+						e := it.Entry
+						out = append(out, map[string]any{"id": e.ID, "harness": e.Harness, "session": e.Session,
+							"trigger": e.Trigger, "project": e.Project, "created": e.Created, "updated": e.Updated,
+							"messages": e.Messages, "prompts": e.Digest.Prompts, "failures": e.Digest.Failures,
+							"failed": it.Failed, "error": e.Error, "path": it.Path})
+					}
+					return a.printJSON(out)
+				}
+				if len(items) == 0 {
+					fmt.Fprintln(a.stderr, "the queue is empty")
+					return nil
+				}
+				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tSTATE\tHARNESS\tSESSION\tTRIGGER\tPROJECT\tPROMPTS\tFAILURES")
+				for _, it := range items {
+					e := it.Entry
+					state := "pending"
+					if it.Failed {
+						state = "failed"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", e.ID, state, e.Harness, shortSession(e.Session),
+						e.Trigger, e.Project, e.Digest.Prompts, e.Digest.Failures)
+				}
+				return tw.Flush()
+			},
+		},
+		&cobra.Command{
+			Use: "show ID", Short: "Print a capture (a unique prefix of its id is enough)",
+			Args: exactArgs(1, "queue show needs the id of an entry"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				r, err := a.repo()
+				if err != nil {
+					return err
+				}
+				items, _, err := queue.List(r)
+				if err != nil {
+					return err
+				}
+				it, err := queue.Find(items, args[0])
+				if err != nil {
+					return err
+				}
+				if a.json() {
+					return a.printJSON(it.Entry)
+				}
+				e := it.Entry
+				a.printf("%s  %s session %s (%s) in %s\n", e.ID, e.Harness, e.Session, e.Trigger, e.Project)
+				a.printf("captured %s on %s, %d messages, %d prompts, %d failures\n\n", e.Updated.Format("2006-01-02 15:04"),
+					e.Machine, e.Messages, e.Digest.Prompts, e.Digest.Failures)
+				for _, n := range e.Digest.Notes {
+					head := n.Kind
+					if n.Tool != "" {
+						head += " (" + n.Tool + ")"
+					}
+					a.printf("[%s]\n", head)
+					if n.Input != "" {
+						a.printf("  $ %s\n", strings.ReplaceAll(n.Input, "\n", "\n    "))
+					}
+					if n.Text != "" {
+						a.printf("  %s\n", strings.ReplaceAll(n.Text, "\n", "\n  "))
+					}
+				}
+				if e.Error != "" {
+					a.printf("\nfailed: %s\n", e.Error)
+				}
+				return nil
+			},
+		},
+		&cobra.Command{
+			Use: "drop ID", Short: "Remove a capture for good (one commit)",
+			Args: exactArgs(1, "queue drop needs the id of an entry"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				r, err := a.repo()
+				if err != nil {
+					return err
+				}
+				e, err := queue.Drop(cmd.Context(), r, args[0])
+				if err != nil {
+					return err
+				}
+				a.afterWrite(r)
+				if a.json() {
+					return a.printJSON(map[string]string{"id": e.ID, "dropped": "true"})
+				}
+				a.printf("dropped %s (%s session %s)\n", e.ID, e.Harness, shortSession(e.Session))
+				return nil
+			},
+		},
+	)
+	return cmd
+}
+
+func shortSession(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}

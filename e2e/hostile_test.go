@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure",
+	"PreCompact", "Stop", "SessionEnd", "Notification", "SubagentStop", "PreToolUse", "Bogus", ""}
+
+// hostilePayloads returns at least n payloads that no host sends: truncated, mistyped,
+// huge, non-UTF-8, pointing at missing or dangerous transcripts.
+func hostilePayloads(rng *rand.Rand, dir string, n int) [][]byte {
+	fifo := filepath.Join(dir, "fifo")
+	exec.Command("mkfifo", fifo).Run()
+	paths := []any{nil, "", "/nonexistent/t.jsonl", dir, "/dev/zero", fifo, "/etc/shadow", 42, []int{1},
+		filepath.Join(dir, "garbage.jsonl")}
+	os.WriteFile(filepath.Join(dir, "garbage.jsonl"), []byte("{not json\n\x00\xff\xfe\n{\"type\":1}\n"), 0o644)
+	weird := []any{nil, 0, -1, 1e308, true, "", "\x00", "\xff\xfe", strings.Repeat("x", 1<<20), []any{}, map[string]any{"a": []any{nil}}, "{\"nested\":", "😀\u202e"}
+	pick := func(xs []any) any { return xs[rng.IntN(len(xs))] }
+	var out [][]byte
+	for len(out) < n {
+		ev := hookEvents[rng.IntN(len(hookEvents))]
+		p := map[string]any{
+			"session_id":      pick([]any{"s-" + fmt.Sprint(rng.IntN(5)), nil, 7, "", "../../etc", strings.Repeat("é", 300)}),
+			"transcript_path": pick(paths), "cwd": pick([]any{dir, "/", nil, 3, "/nonexistent", "relative/dir"}),
+			"hook_event_name": ev,
+		}
+		for _, k := range []string{"prompt", "tool_name", "tool_input", "tool_response", "error", "trigger", "reason",
+			"last_assistant_message", "stop_hook_active", "source", "model", "turn_id"} {
+			if rng.IntN(3) == 0 {
+				p[k] = pick(weird)
+			}
+		}
+		if rng.IntN(4) == 0 {
+			p["prompt"] = pick([]any{"remember: never commit .env files", "no, use pnpm instead", "wrong, that broke the build"})
+		}
+		b, _ := json.Marshal(p)
+		switch rng.IntN(6) {
+		case 0: // truncated
+			b = b[:rng.IntN(len(b)+1)]
+		case 1: // bytes flipped, possibly invalid UTF-8
+			for k := 0; k < 1+rng.IntN(8) && len(b) > 0; k++ {
+				b[rng.IntN(len(b))] = byte(rng.IntN(256))
+			}
+		case 2: // not an object at all
+			b = []byte(pick([]any{"null", "[]", "\"SessionStart\"", "42", "", "   ", "\x00\x01\x02", "{}{}", "{\"hook_event_name\":\"Stop\"}"}).(string))
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestHooksSurviveHostilePayloads: every hostile payload exits 0 inside the deadline, with
+// empty stdout or one JSON object the hosts accept, and the repository stays sound.
+func TestHooksSurviveHostilePayloads(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
+	environ := env(t)
+	home := initRepo(t, environ)
+	bin := reflectBin(t)
+	dir := t.TempDir()
+	payloads := hostilePayloads(rand.New(rand.NewPCG(3, 4)), dir, n)
+	homes := []string{home, home, home, filepath.Join(dir, "no-repo"), dir}
+
+	var wg sync.WaitGroup
+	jobs := make(chan int)
+	var mu sync.Mutex
+	var slowest time.Duration
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				h := homes[i%len(homes)]
+				harness := []string{"claude", "codex"}[i%2]
+				cmd := exec.Command(bin, "--home", h, "hook", harness)
+				cmd.Env = environ
+				cmd.Stdin = bytes.NewReader(payloads[i])
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				start := time.Now()
+				err := cmd.Run()
+				d := time.Since(start)
+				mu.Lock()
+				slowest = max(slowest, d)
+				mu.Unlock()
+				if err != nil {
+					t.Errorf("payload %d (%q…): %v\n%s", i, trunc(payloads[i]), err, stderr.String())
+					continue
+				}
+				if d > 3*time.Second {
+					t.Errorf("payload %d took %v", i, d)
+				}
+				if msg := checkHookOutput(stdout.Bytes()); msg != "" {
+					t.Errorf("payload %d: %s: %q", i, msg, stdout.String())
+				}
+			}
+		}()
+	}
+	for i := range payloads {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	t.Logf("%d payloads, slowest hook %v", len(payloads), slowest)
+	assertHealthy(t, environ, home)
+	// everything committed is well formed: only captures and learnings, each one valid
+	for _, subj := range strings.Split(run(t, environ, home, "git", "log", "--format=%s"), "\n") {
+		if !strings.HasPrefix(subj, "capture(") && !strings.HasPrefix(subj, "learn: ") && !strings.HasPrefix(subj, "init:") {
+			t.Errorf("unexpected commit %q", subj)
+		}
+	}
+	out, err := exec.Command(bin, "--home", home, "list", "--status", "all").CombinedOutput()
+	if err != nil || strings.Contains(string(out), "skipped") {
+		t.Fatalf("committed learnings do not all load: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--home", home, "queue", "list", "--format", "json")
+	cmd.Env = environ
+	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "skipped") {
+		t.Fatalf("committed queue entries do not all load: %v\n%s", err, out)
+	}
+}
+
+// checkHookOutput returns what is wrong with a hook's stdout, or "".
+func checkHookOutput(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return ""
+	}
+	var top map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := json.Unmarshal(b, &top); err != nil {
+		return "stdout is not one JSON object"
+	}
+	for k := range top {
+		if k != "hookSpecificOutput" {
+			return "unknown top-level key " + k
+		}
+	}
+	var hso map[string]any
+	if json.Unmarshal(top["hookSpecificOutput"], &hso) != nil {
+		return "hookSpecificOutput is not an object"
+	}
+	for k := range hso {
+		if k != "hookEventName" && k != "additionalContext" {
+			return "unknown key hookSpecificOutput." + k
+		}
+	}
+	if ev, _ := hso["hookEventName"].(string); ev != "SessionStart" && ev != "UserPromptSubmit" {
+		return "context for an event that takes none: " + ev
+	}
+	return ""
+}
+
+func trunc(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80])
+	}
+	return string(b)
+}

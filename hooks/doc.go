@@ -1,0 +1,11 @@
+// Package hooks owns `reflect hook claude|codex`: decoding the hosts' event payloads,
+// dispatching SessionStart, UserPromptSubmit, PostToolUse, PreCompact, Stop and SessionEnd,
+// the correction watcher, and the contract with the hosts.
+//
+// The contract holds for every input and every failure: the process exits 0; stdout is
+// empty or exactly one JSON object the host accepts; the work finishes inside the event's
+// deadline or is abandoned (a write in flight is completed or undone by the next writer,
+// never left half-done); nothing happens at all under REFLECT_INTERNAL=1. Problems go to
+// .git/reflect/log, never to the agent. This package never blocks on anything slow: drain,
+// sync and archiving are handed to detached processes.
+package hooks

@@ -1,0 +1,176 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/transcript/redact"
+)
+
+// watch is the correction watcher of one session: armed by a failed tool call, it turns the
+// next prompt that reads as a correction into a learning.
+type watch struct {
+	Until  time.Time `json:"until"`
+	Tool   string    `json:"tool"`
+	Input  string    `json:"input"`  // redacted
+	Output string    `json:"output"` // redacted
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func (e *event) watchPath() string {
+	return "state/watch/" + unsafeName.ReplaceAllString(e.harness+"-"+e.SessionID, "_") + ".json"
+}
+
+// onToolResult arms the watcher when a tool call failed. It writes only local state.
+func (e *event) onToolResult() error {
+	failed, output := toolFailed(e.ToolResponse)
+	if e.Event == "PostToolUseFailure" {
+		failed, output = true, e.Error
+	}
+	if !failed || e.SessionID == "" {
+		return nil
+	}
+	w := watch{
+		Until:  e.now.Add(e.cfg.Hooks.CorrectionWindow.Std()).UTC(),
+		Tool:   e.ToolName,
+		Input:  redact.String(clipText(inputText(e.ToolInput), 600)),
+		Output: redact.String(clipText(output, 1200)),
+	}
+	data, _ := json.Marshal(w)
+	e.report.Armed = true
+	return e.repo.WriteState(e.watchPath(), data)
+}
+
+// onPrompt commits an explicit "remember: …" at once, and a correction when the watcher is
+// armed; either is one commit, with no LLM.
+func (e *event) onPrompt(ctx context.Context) error {
+	prompt := strings.TrimSpace(e.Prompt)
+	if prompt == "" {
+		return nil
+	}
+	if note, ok := RememberNote(prompt); ok {
+		l := e.newLearning(TitleFromNote(note), learnings.KindRule, learnings.ConfidenceMedium)
+		l.Body = redact.String(note) + "\n\n" + e.said() + "\n"
+		return e.commitLearning(ctx, l, "remember")
+	}
+	data, err := e.repo.ReadState(e.watchPath())
+	if err != nil || data == nil {
+		return err
+	}
+	var w watch
+	if json.Unmarshal(data, &w) != nil || e.now.After(w.Until) {
+		return nil
+	}
+	c, ok := ClassifyCorrection(prompt)
+	if !ok {
+		return nil
+	}
+	title := TitleFromNote(prompt)
+	switch {
+	case c.Instead != "" && c.Avoid != "":
+		title = TitleFromNote("Use " + c.Instead + " instead of " + c.Avoid)
+	case c.Instead != "":
+		title = TitleFromNote("Use " + c.Instead)
+	}
+	l := e.newLearning(title, learnings.KindCorrection, learnings.ConfidenceLow)
+	var b strings.Builder
+	fmt.Fprintf(&b, "After `%s` failed", w.Tool)
+	if w.Input != "" {
+		fmt.Fprintf(&b, ":\n\n```\n%s\n```\n", w.Input)
+	} else {
+		b.WriteString(".\n")
+	}
+	if w.Output != "" {
+		fmt.Fprintf(&b, "\nIt said:\n\n```\n%s\n```\n", w.Output)
+	}
+	fmt.Fprintf(&b, "\nthe user corrected the agent:\n\n> %s\n\n%s\n", strings.ReplaceAll(redact.String(clipText(prompt, 1500)), "\n", "\n> "), e.said())
+	l.Body = b.String()
+	if err := e.commitLearning(ctx, l, "correction"); err != nil {
+		return err
+	}
+	os.Remove(filepath.Join(e.repo.StateDir(), filepath.FromSlash(e.watchPath()))) // one correction per failure
+	return nil
+}
+
+func (e *event) said() string {
+	return fmt.Sprintf("_Captured from a %s session (%s) on %s; not yet reviewed._", e.harness, shortID(e.SessionID), e.now.UTC().Format("2006-01-02"))
+}
+
+func (e *event) newLearning(title string, kind learnings.Kind, conf learnings.Confidence) *learnings.Learning {
+	l := learnings.New(redact.String(title), e.project(), e.now)
+	l.Kind, l.Confidence = kind, conf
+	host, _ := os.Hostname()
+	_, commit := gitInfo(e.CWD)
+	l.Source = learnings.Source{Harness: e.harness, Session: e.SessionID, Machine: host, Commit: commit}
+	return l
+}
+
+func (e *event) commitLearning(ctx context.Context, l *learnings.Learning, trigger string) error {
+	l.Source.Trigger = trigger
+	msg := fmt.Sprintf("learn: %s (%s in %s)", l.Title, trigger, shortID(e.SessionID))
+	if _, err := learnings.Create(ctx, e.repo, l, msg); err != nil {
+		return err
+	}
+	e.report.Learned = l.ID
+	return nil
+}
+
+// project is the learnings project of the session's working directory.
+func (e *event) project() string {
+	if e.CWD == "" {
+		return learnings.Global
+	}
+	key, err := learnings.ProjectKey(e.CWD)
+	if err != nil || key == "" {
+		return learnings.Global
+	}
+	return key
+}
+
+// capture enqueues the session (one commit) unless its gates say there is nothing new.
+func (e *event) capture(ctx context.Context, trigger string) error {
+	if e.SessionID == "" {
+		e.report.Skipped = "no session id"
+		return nil
+	}
+	host, _ := os.Hostname()
+	branch, commit := gitInfo(e.CWD)
+	res, err := queue.Enqueue(ctx, e.repo, queue.Capture{
+		Harness: e.harness, Session: e.SessionID, TranscriptPath: e.TranscriptPath,
+		LastMessage: e.LastAssistantMessage, Trigger: trigger, Project: e.project(),
+		Branch: branch, Commit: commit, Machine: host, Now: e.now,
+		DigestBytes: e.cfg.Queue.DigestMaxBytes, GrowthBytes: int64(e.cfg.Queue.StopGrowthBytes),
+	})
+	if err != nil {
+		return err
+	}
+	if res.Committed {
+		e.report.Queued = res.Entry.ID
+	} else {
+		e.report.Skipped = res.Skipped
+	}
+	return nil
+}
+
+func shortID(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n*2/3]) + " […] " + string(r[len(r)-n/3:])
+	}
+	return s
+}

@@ -1,0 +1,41 @@
+package hooks
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// The log of what hooks did and what went wrong: JSON lines under .git/reflect/log, rotated
+// at logMax bytes with logKeep old files, so it never grows without bound.
+const (
+	logMax  = 1 << 20
+	logKeep = 3
+)
+
+func openLog(r *gitstore.Repo) *slog.Logger {
+	dir := filepath.Join(r.StateDir(), "log")
+	path := filepath.Join(dir, "reflect.log")
+	var w io.Writer = io.Discard
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > logMax {
+			for i := logKeep - 1; i >= 1; i-- {
+				os.Rename(path+"."+itoa(i), path+"."+itoa(i+1))
+			}
+			os.Rename(path, path+".1")
+		}
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+			w = f // closed when the process exits, a few milliseconds later
+		}
+	}
+	level := slog.LevelInfo
+	if os.Getenv("REFLECT_DEBUG") == "1" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }

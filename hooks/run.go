@@ -1,0 +1,183 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// Options are what `reflect hook` passes in.
+type Options struct {
+	Harness string // "claude" or "codex", from the installed command line
+	Home    string // the knowledge repository
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer // only with Debug
+	Debug   bool
+	Now     func() time.Time
+	// Background starts `reflect ARGS…` detached, for work that must not hold up the host
+	// (refilling the file pool now; drain and sync later). Nil: no background work.
+	Background func(args ...string)
+}
+
+// maxPayload bounds what is read from stdin; a larger payload is not a hook's.
+const maxPayload = 32 << 20
+
+// grace is how long past its deadline a handler may take to finish a write it has started.
+const grace = 150 * time.Millisecond
+
+// Output is the one JSON object a hook may print.
+type Output struct {
+	HookSpecificOutput *SpecificOutput `json:"hookSpecificOutput,omitempty"`
+}
+
+// SpecificOutput carries context for SessionStart and UserPromptSubmit; both hosts accept
+// exactly these keys (Codex rejects any other).
+type SpecificOutput struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext"`
+}
+
+// event is one hook invocation in progress.
+type event struct {
+	Payload
+	harness string // claude-code | codex
+	repo    *gitstore.Repo
+	cfg     config.Config
+	log     *slog.Logger
+	now     time.Time
+	report  *report
+}
+
+// report is what the hook did, kept in last-event.json for the status line and status.
+type report struct {
+	Event    string    `json:"event"`
+	Harness  string    `json:"harness"`
+	Session  string    `json:"session,omitempty"`
+	At       time.Time `json:"at"`
+	Millis   float64   `json:"ms"`
+	Recalled int       `json:"recalled"`
+	Queued   string    `json:"queued,omitempty"`  // entry id
+	Learned  string    `json:"learned,omitempty"` // learning id
+	Armed    bool      `json:"armed,omitempty"`   // correction watcher armed
+	Skipped  string    `json:"skipped,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	TimedOut bool      `json:"timed_out,omitempty"`
+}
+
+// Run handles one hook invocation and never fails: every problem is logged, the process
+// goes on to exit 0, and at most one JSON object reaches Stdout.
+func Run(ctx context.Context, o Options) {
+	if os.Getenv("REFLECT_INTERNAL") == "1" {
+		return // reflect's own claude -p / codex exec: neither captured nor recalled
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	start := now()
+	debugf := func(format string, args ...any) {
+		if o.Debug && o.Stderr != nil {
+			fmt.Fprintf(o.Stderr, "reflect hook: "+format+"\n", args...)
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(o.Stdin, maxPayload+1))
+	if err != nil || len(data) > maxPayload {
+		debugf("payload unreadable or over %d bytes", maxPayload)
+		return
+	}
+	p, err := Decode(data)
+	if err != nil {
+		debugf("%v", err)
+		return
+	}
+	r, err := gitstore.Open(o.Home)
+	if err != nil {
+		debugf("reflect is not initialised (%v); run `reflect init`", err)
+		return
+	}
+	log := openLog(r)
+	harness := "claude-code"
+	if o.Harness == "codex" {
+		harness = "codex"
+	}
+	e := &event{Payload: p, harness: harness, repo: r, cfg: r.Config(), log: log, now: start,
+		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()}}
+
+	deadline := e.cfg.Hooks.CaptureTimeout.Std()
+	if p.Event == "SessionStart" || p.Event == "UserPromptSubmit" {
+		deadline = e.cfg.Hooks.RecallTimeout.Std()
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	type result struct {
+		out *Output
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- result{err: fmt.Errorf("panic: %v", v)}
+			}
+		}()
+		out, err := e.dispatch(ctx)
+		done <- result{out, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(deadline + grace):
+		e.report.TimedOut = true
+		res.err = fmt.Errorf("%s hook passed its %v deadline; gave up", p.Event, deadline)
+	}
+	if res.err != nil {
+		e.report.Error = res.err.Error()
+		log.Error("hook failed", "event", p.Event, "harness", harness, "session", p.SessionID, "err", res.err)
+	}
+	if res.out != nil && !e.report.TimedOut {
+		if b, err := json.Marshal(res.out); err == nil {
+			o.Stdout.Write(append(b, '\n'))
+		}
+	}
+	e.report.Millis = float64(now().Sub(start).Microseconds()) / 1000
+	if b, err := json.Marshal(e.report); err == nil {
+		if err := r.WriteState("last-event.json", b); err != nil {
+			log.Warn("write last-event.json", "err", err)
+		}
+	}
+	log.Debug("hook done", "event", p.Event, "ms", e.report.Millis)
+	if r.PoolLow() && o.Background != nil {
+		o.Background("--home", r.Root(), "internal", "fill-pool")
+	}
+}
+
+// dispatch runs the handler of the event; events reflect does not handle are quiet no-ops.
+func (e *event) dispatch(ctx context.Context) (*Output, error) {
+	switch e.Event {
+	case "SessionStart":
+		return nil, nil // recall arrives with the index (issue 5)
+	case "UserPromptSubmit":
+		return nil, e.onPrompt(ctx)
+	case "PostToolUse", "PostToolUseFailure":
+		return nil, e.onToolResult()
+	case "PreCompact":
+		return nil, e.capture(ctx, "precompact")
+	case "Stop":
+		return nil, e.capture(ctx, "stop")
+	case "SessionEnd":
+		return nil, e.capture(ctx, "session-end")
+	}
+	return nil, nil
+}
+
+// errDeadline is what a handler reports when the context ended before it could write.
+var errDeadline = errors.New("deadline reached before the write")

@@ -1,0 +1,174 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/transcript"
+	"github.com/reflect-memory/reflect/transcript/redact"
+)
+
+// Triggers of a capture.
+const (
+	TriggerPreCompact = "precompact"
+	TriggerStop       = "stop"
+	TriggerSessionEnd = "session-end"
+)
+
+// Capture is what a hook knows when it asks for a session to be enqueued.
+type Capture struct {
+	Harness        string // claude-code | codex
+	Session        string
+	TranscriptPath string // may be empty (Codex sends null)
+	LastMessage    string // the host's last assistant message, used when there is no transcript
+	Trigger        string
+	Project        string
+	Branch, Commit string
+	Machine        string
+	Now            time.Time
+	DigestBytes    int   // budget of the digest
+	GrowthBytes    int64 // Stop re-captures only after this much growth
+}
+
+// Result says what Enqueue did.
+type Result struct {
+	Entry     *Entry
+	Committed bool
+	Skipped   string // why nothing was committed
+}
+
+// marks are the per-session memory of what was enqueued, local to this clone.
+type marks struct {
+	Pending  string    `json:"pending,omitempty"` // entry still covering this session, if not drained yet
+	From     int64     `json:"from"`              // start of the pending entry's range
+	To       int64     `json:"to"`                // end of the last enqueued range
+	Enqueues int       `json:"enqueues"`
+	Last     time.Time `json:"last,omitzero"`
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func marksPath(harness, session string) string {
+	return "state/sessions/" + unsafeName.ReplaceAllString(harness+"-"+session, "_") + ".json"
+}
+
+// maxRead bounds the transcript a capture reads: the tail of a huge file is what matters.
+const maxRead = 16 << 20
+
+// Enqueue commits the session's digest as a queue entry, one commit. Stop is gated: it
+// captures a session once, and again only after substantial growth; PreCompact and
+// SessionEnd always capture what is new. A pending entry of the same session that the drain
+// has not taken yet is rewritten rather than joined by a second one.
+func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
+	mp := marksPath(c.Harness, c.Session)
+	var m marks
+	if data, err := r.ReadState(mp); err == nil && data != nil {
+		json.Unmarshal(data, &m) // unreadable marks: start afresh
+	}
+	var size int64 = -1
+	if c.TranscriptPath != "" {
+		// only a regular file: a path to /dev/zero or a FIFO must not hang a hook
+		if fi, err := os.Stat(c.TranscriptPath); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	}
+	if size < 0 && c.LastMessage == "" {
+		return Result{Skipped: "no transcript and no last message"}, nil
+	}
+	if size < 0 && m.Enqueues > 0 && c.Trigger == TriggerStop {
+		return Result{Skipped: "no transcript; already captured once"}, nil
+	}
+	if size >= 0 && m.Enqueues > 0 {
+		grown := size - m.To
+		if grown <= 0 {
+			return Result{Skipped: "nothing new since the last capture"}, nil
+		}
+		if c.Trigger == TriggerStop && grown < c.GrowthBytes {
+			return Result{Skipped: fmt.Sprintf("transcript grew %d bytes since the last capture (< %d)", grown, c.GrowthBytes)}, nil
+		}
+	}
+
+	// read what the entry may need: from the pending entry's start (if it is still pending)
+	var msgs []transcript.Message
+	var end int64
+	from := m.From
+	if m.Pending == "" {
+		from = m.To
+	}
+	if size >= 0 {
+		h := transcript.HarnessClaude
+		if c.Harness == string(transcript.HarnessCodex) {
+			h = transcript.HarnessCodex
+		}
+		readFrom := max(from, size-maxRead, 0)
+		s, err := transcript.ReadFileFrom(c.TranscriptPath, readFrom, h)
+		if err != nil {
+			return Result{}, fmt.Errorf("read transcript %s: %w", c.TranscriptPath, err)
+		}
+		msgs, end = s.Messages, s.End
+		if end < readFrom {
+			end = readFrom
+		}
+	} else {
+		msgs = []transcript.Message{{Role: transcript.RoleAssistant, Kind: transcript.KindText, Text: c.LastMessage, Timestamp: c.Now}}
+	}
+
+	var res Result
+	unchanged := false
+	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		e := &Entry{ID: NewID(c.Now), Harness: c.Harness, Session: c.Session, Trigger: c.Trigger, Project: c.Project,
+			Branch: c.Branch, Commit: c.Commit, Machine: c.Machine, Created: c.Now.UTC(), From: m.To}
+		var prev *Entry
+		if m.Pending != "" {
+			if data, err := tx.Read(Path(m.Pending)); err == nil {
+				if p, err := Parse(Path(m.Pending), data); err == nil {
+					prev = p
+					e.ID, e.Created, e.From = p.ID, p.Created, p.From
+				}
+			}
+		}
+		// the committed entry is the truth: if it already covers this range (its capture
+		// committed, then the hook was stopped before saving the marks), there is nothing to do
+		if prev != nil && size >= 0 && prev.To >= end {
+			unchanged, res.Entry = true, prev
+			return "", nil
+		}
+		var kept []transcript.Message
+		for _, msg := range msgs {
+			if msg.Offset >= e.From || size < 0 {
+				kept = append(kept, msg)
+			}
+		}
+		e.Updated, e.To, e.Messages = c.Now.UTC(), end, len(kept)
+		e.Digest = BuildDigest(kept, c.DigestBytes)
+		e.Branch, e.Commit = redact.String(e.Branch), redact.String(e.Commit)
+		data, err := e.Render()
+		if err != nil {
+			return "", err
+		}
+		tx.Write(Path(e.ID), redact.Bytes(data))
+		res.Entry = e
+		return fmt.Sprintf("capture(%s): %s session %s in %s", c.Trigger, c.Harness, short(c.Session), c.Project), nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	if unchanged {
+		res.Skipped = "already captured"
+	}
+	res.Committed = !unchanged
+	m.Pending, m.From, m.To = res.Entry.ID, res.Entry.From, max(res.Entry.To, m.To)
+	m.Enqueues++
+	m.Last = c.Now.UTC()
+	if data, err := json.Marshal(m); err == nil {
+		if err := r.WriteState(mp, data); err != nil {
+			return res, fmt.Errorf("save session marks: %w", err)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,187 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// Dir and FailedDir are where pending and failed entries live in the repository.
+const (
+	Dir       = "queue"
+	FailedDir = "queue/failed"
+)
+
+// Entry is one pending capture: a session (or the part of it since its last capture).
+type Entry struct {
+	ID      string    `json:"id"` // "q-" + ULID
+	Harness string    `json:"harness"`
+	Session string    `json:"session"`
+	Trigger string    `json:"trigger"` // precompact | stop | session-end
+	Project string    `json:"project"`
+	Branch  string    `json:"branch,omitempty"`
+	Commit  string    `json:"commit,omitempty"` // HEAD of the project repository when captured
+	Machine string    `json:"machine"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// From and To are the byte range of the transcript this entry covers.
+	From     int64  `json:"from"`
+	To       int64  `json:"to"`
+	Messages int    `json:"messages"`
+	Digest   Digest `json:"digest"`
+	// Error and Attempts are set when the drain gives up on the entry (queue/failed).
+	Error    string `json:"error,omitempty"`
+	Attempts int    `json:"attempts,omitempty"`
+}
+
+// NewID returns a fresh entry id; ids sort by creation time.
+func NewID(t time.Time) string {
+	return "q-" + ulid.MustNew(ulid.Timestamp(t), ulid.DefaultEntropy()).String()
+}
+
+// Path is where a pending entry is committed.
+func Path(id string) string { return Dir + "/" + id + ".json" }
+
+// Render is the committed form of an entry: indented JSON a person can read in a diff.
+func (e *Entry) Render() ([]byte, error) {
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// Parse reads an entry file; path names it in errors.
+func Parse(path string, data []byte) (*Entry, error) {
+	var e Entry
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&e); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + strings.Count(string(data[:min(int(se.Offset), len(data))]), "\n")
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !strings.HasPrefix(e.ID, "q-") || e.Session == "" {
+		return nil, fmt.Errorf("%s: not a queue entry (id %q, session %q)", path, e.ID, e.Session)
+	}
+	return &e, nil
+}
+
+// ErrUnknownEntry means no pending or failed entry has the id asked for.
+var ErrUnknownEntry = errors.New("no queue entry with that id")
+
+// Item is a pending or failed entry as List finds it.
+type Item struct {
+	Entry  *Entry
+	Path   string
+	Failed bool
+}
+
+// List returns the pending entries, oldest first, then the failed ones. A file that does not
+// parse is returned among bad and does not stop the others.
+func List(r *gitstore.Repo) (items []Item, bad []error, err error) {
+	files, err := r.Walk(Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f.Path, ".json") {
+			continue
+		}
+		data, err := r.ReadBlob(f.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := Parse(f.Path, data)
+		if err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		items = append(items, Item{Entry: e, Path: f.Path, Failed: strings.HasPrefix(f.Path, FailedDir+"/")})
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].Failed != items[j].Failed {
+			return !items[i].Failed
+		}
+		return items[i].Entry.ID < items[j].Entry.ID
+	})
+	return items, bad, nil
+}
+
+// Find returns the entry whose id is, or starts with, prefix.
+func Find(items []Item, prefix string) (Item, error) {
+	var found []Item
+	for _, it := range items {
+		if it.Entry.ID == prefix {
+			return it, nil
+		}
+		if strings.HasPrefix(it.Entry.ID, prefix) || strings.HasPrefix(it.Entry.ID, "q-"+prefix) {
+			found = append(found, it)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Item{}, fmt.Errorf("%w: %s", ErrUnknownEntry, prefix)
+	case 1:
+		return found[0], nil
+	}
+	return Item{}, fmt.Errorf("%w: %q matches %d entries", ErrUnknownEntry, prefix, len(found))
+}
+
+// Drop removes an entry (pending or failed) in one commit, for good.
+func Drop(ctx context.Context, r *gitstore.Repo, id string) (*Entry, error) {
+	var dropped *Entry
+	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		items, _, err := listTx(tx)
+		if err != nil {
+			return "", err
+		}
+		it, err := Find(items, id)
+		if err != nil {
+			return "", err
+		}
+		dropped = it.Entry
+		tx.Delete(it.Path)
+		return fmt.Sprintf("queue: drop %s (%s session %s)", it.Entry.ID, it.Entry.Harness, short(it.Entry.Session)), nil
+	})
+	return dropped, err
+}
+
+func listTx(tx *gitstore.Tx) ([]Item, []error, error) {
+	files, err := tx.Walk(Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []Item
+	var bad []error
+	for _, f := range files {
+		data, err := tx.Read(f.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := Parse(f.Path, data)
+		if err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		items = append(items, Item{Entry: e, Path: f.Path, Failed: strings.HasPrefix(f.Path, FailedDir+"/")})
+	}
+	return items, bad, nil
+}
+
+func short(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}

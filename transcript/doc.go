@@ -1,0 +1,13 @@
+// Package transcript reads the session files that Claude Code
+// (~/.claude/projects/<enc-cwd>/<session>.jsonl and its subagent files) and Codex CLI
+// (~/.codex/sessions/…/rollout-*.jsonl, envelope and pre-envelope formats) write, into one
+// model: a Session of Messages with roles, kinds, tool calls joined to their results, exit
+// codes, and the byte offset of every line so that a later read can resume where this one
+// stopped.
+//
+// It never writes anything, and it never redacts: the text it returns is the host's text,
+// secrets included, and keeping secrets out of git is transcript/redact's job. It reads one
+// line at a time and keeps only the decoded messages, never the file and never a second copy
+// of it; a line of several MB is normal (tool output, session_meta instructions). Bad input is
+// counted and skipped, never fatal: the only errors are I/O errors.
+package transcript

@@ -1,0 +1,160 @@
+package redact
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// commands are the command-line programs whose arguments carry a password
+// in a shape that is ambiguous anywhere else: curl -u user:pass, mysql
+// -pPASS (attached: "-p value" makes mysql prompt and names a database),
+// sshpass -p pass, sqlplus user/pass@db. Elsewhere "-p" is a port, a path or
+// a patch, and "-u" a user or an upstream, so those flags are not read as
+// passwords in general.
+var commands = map[string]string{
+	"curl": "curl", "mysql": "mysql", "mysqldump": "mysql", "mysqladmin": "mysql",
+	"mysqlsh": "mysql", "mysqlimport": "mysql", "mariadb": "mysql",
+	"mariadb-dump": "mysql", "sshpass": "sshpass", "sqlplus": "sqlplus",
+}
+
+func commandDetectors() []detector {
+	firsts := map[byte]bool{}
+	var ds []detector
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		// One detector per first letter: findCommand reads the whole word.
+		if !firsts[name[0]] {
+			firsts[name[0]] = true
+			ds = append(ds, detector{prefix: name[:1], context: true, find: findCommand})
+		}
+	}
+	return ds
+}
+
+// findCommand reads the command line that starts with a known program name
+// at s[i] and redacts the passwords in its arguments.
+func findCommand(sc *scanner, i, prio int) (int, bool) {
+	s := sc.s
+	if i < sc.cmdEnd {
+		return i, false // an argument of the command before (watch curl …)
+	}
+	w := i
+	for w < len(s) && w-i < 16 && (isAlnum(s[w]) || s[w] == '-') {
+		w++
+	}
+	prog, ok := commands[s[i:w]]
+	if !ok || (w < len(s) && !isBlank(s[w])) {
+		return i, false
+	}
+	end := commandEnd(s, w)
+	sc.cmdEnd = end
+	args := fields(s, w, end)
+	found := false
+	add := func(start, end int) {
+		v := s[start:end]
+		if start < end && !isPlaceholder(v) {
+			sc.add("password", start, end, prio)
+			found = true
+		}
+	}
+args:
+	for k, a := range args {
+		arg := s[a[0]:a[1]]
+		var val [2]int // the argument's value, when this argument has one
+		switch prog {
+		case "curl":
+			switch {
+			case (arg == "-u" || arg == "--user") && k+1 < len(args):
+				val = args[k+1]
+			case strings.HasPrefix(arg, "--user="):
+				val = [2]int{a[0] + len("--user="), a[1]}
+			case strings.HasPrefix(arg, "-u") && len(arg) > 2 && arg[2] != '-':
+				val = [2]int{a[0] + 2, a[1]}
+			default:
+				continue
+			}
+			val = unquote(s, val)
+			if c := strings.IndexByte(s[val[0]:val[1]], ':'); c >= 0 {
+				add(val[0]+c+1, val[1])
+			}
+		case "mysql":
+			if strings.HasPrefix(arg, "-p") && len(arg) > 2 {
+				val = unquote(s, [2]int{a[0] + 2, a[1]})
+				add(val[0], val[1])
+			}
+		case "sshpass":
+			switch {
+			case arg == "-p" && k+1 < len(args):
+				val = unquote(s, args[k+1])
+				add(val[0], val[1])
+			case strings.HasPrefix(arg, "-p") && len(arg) > 2:
+				val = unquote(s, [2]int{a[0] + 2, a[1]})
+				add(val[0], val[1])
+			}
+		case "sqlplus":
+			if strings.HasPrefix(arg, "-") {
+				continue
+			}
+			val = unquote(s, a)
+			v := s[val[0]:val[1]]
+			if sl := strings.IndexByte(v, '/'); sl > 0 {
+				e := len(v)
+				if at := strings.IndexByte(v, '@'); at > sl {
+					e = at
+				}
+				add(val[0]+sl+1, val[0]+e)
+			}
+			break args // only the first operand is the logon
+		}
+	}
+	return i, found
+}
+
+// commandEnd returns where the command whose arguments start at p ends: at
+// the end of the line or at a shell operator (&&, ||, ;, |).
+func commandEnd(s string, p int) int {
+	end := lineEnd(s, p, 4096)
+	if k := strings.IndexAny(s[p:end], ";|&"); k >= 0 {
+		return p + k
+	}
+	return end
+}
+
+// fields splits s[start:end] at blanks into [start, end) pairs; a quoted
+// stretch does not split.
+func fields(s string, start, end int) [][2]int {
+	var out [][2]int
+	for p := start; p < end; {
+		for p < end && isBlank(s[p]) {
+			p++
+		}
+		if p >= end {
+			break
+		}
+		q := p
+		var quote byte
+		for q < end && (quote != 0 || !isBlank(s[q])) {
+			switch {
+			case quote != 0 && s[q] == quote:
+				quote = 0
+			case quote == 0 && (s[q] == '"' || s[q] == '\''):
+				quote = s[q]
+			}
+			q++
+		}
+		out = append(out, [2]int{p, q})
+		p = q
+	}
+	return out
+}
+
+// unquote narrows a field to the inside of its quotes.
+func unquote(s string, f [2]int) [2]int {
+	if f[1]-f[0] >= 2 && (s[f[0]] == '"' || s[f[0]] == '\'') && s[f[1]-1] == s[f[0]] {
+		return [2]int{f[0] + 1, f[1] - 1}
+	}
+	if f[1] > f[0] && (s[f[0]] == '"' || s[f[0]] == '\'') {
+		return [2]int{f[0] + 1, f[1]}
+	}
+	return f
+}

@@ -1,0 +1,200 @@
+package redact
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Match is one secret that Find reported: its kind and the byte range
+// s[Start:End] that String replaces. It never holds the secret itself.
+type Match struct {
+	Kind       string
+	Start, End int
+}
+
+// markerPrefix starts every replacement. Find treats text already shaped like
+// a marker as redacted, which is what makes String idempotent.
+const markerPrefix = "[REDACTED:"
+
+// String returns s with every secret replaced by a marker that names its
+// kind, e.g. "[REDACTED:aws-access-key]". The text around a secret (the key
+// of an assignment, the user and host of a URL, the scheme of an
+// Authorization header) is kept. When s holds no secret, String returns s.
+func String(s string) string {
+	ms := Find(s)
+	if len(ms) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16*len(ms))
+	last := 0
+	for _, m := range ms {
+		b.WriteString(s[last:m.Start])
+		b.WriteString(markerPrefix)
+		b.WriteString(m.Kind)
+		b.WriteByte(']')
+		last = m.End
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// Bytes is String for a byte slice. The result never shares memory with b.
+func Bytes(b []byte) []byte {
+	return []byte(String(string(b)))
+}
+
+// Find reports the secrets in s, in order and without overlaps, without
+// changing s. String replaces exactly these ranges.
+func Find(s string) []Match {
+	if s == "" {
+		return nil
+	}
+	sc := &scanner{s: maskMarkers(s)}
+	sc.dispatch()
+	sc.urls()
+	sc.assignments()
+	return sc.matches()
+}
+
+// Priorities break ties between detectors that found the same range: the
+// most specific kind names the marker.
+const (
+	prioURL    = 1000
+	prioAssign = 2000
+)
+
+type found struct {
+	Match
+	prio int
+}
+
+// scanner is the state of one Find call.
+type scanner struct {
+	s     string
+	found []found
+	runs  [numClasses]runMemo
+	begin indexMemo // next "-----BEGIN " (private key blocks)
+	end   indexMemo // next "-----END "
+	// cmdEnd is where the arguments of the last command line read end.
+	cmdEnd int
+	// rejects holds, per detector, the end of the last run it turned
+	// down, plus one (zero means none).
+	rejects []int
+}
+
+func (sc *scanner) rejected(prio, end int) bool {
+	return sc.rejects != nil && sc.rejects[prio] == end+1
+}
+
+func (sc *scanner) reject(prio, end int) {
+	if sc.rejects == nil {
+		sc.rejects = make([]int, numDetectors)
+	}
+	sc.rejects[prio] = end + 1
+}
+
+func (sc *scanner) add(kind string, start, end, prio int) {
+	if start < end {
+		sc.found = append(sc.found, found{Match{kind, start, end}, prio})
+	}
+}
+
+// matches sorts what the detectors found and unions overlapping ranges, so
+// that no byte of a secret survives because two detectors disagreed on where
+// it ends. The kind is the one of the earliest, longest, most specific range.
+func (sc *scanner) matches() []Match {
+	if len(sc.found) == 0 {
+		return nil
+	}
+	slices.SortFunc(sc.found, func(a, b found) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.End, a.End); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.prio, b.prio)
+	})
+	out := make([]Match, 0, len(sc.found))
+	for _, f := range sc.found {
+		if n := len(out); n > 0 && f.Start < out[n-1].End {
+			out[n-1].End = max(out[n-1].End, f.End)
+			continue
+		}
+		out = append(out, f.Match)
+	}
+	return out
+}
+
+// runMemo remembers the last run computed for a byte class: s[from:to] is
+// all in the class and s[to] is not. Any later query that starts inside that
+// run has the same end, which keeps repeated scans of one long run linear.
+type runMemo struct {
+	from, to int
+	ok       bool
+}
+
+// runEnd returns the end of the run of class c that starts at p.
+func (sc *scanner) runEnd(c classID, p int) int {
+	m := &sc.runs[c]
+	if m.ok && p >= m.from && p <= m.to {
+		return m.to
+	}
+	set := classes[c]
+	e := p
+	for e < len(sc.s) && set[sc.s[e]] {
+		e++
+	}
+	*m = runMemo{p, e, true}
+	return e
+}
+
+// indexMemo remembers where the next occurrence of a fixed string is.
+type indexMemo struct {
+	from, at int
+	ok       bool
+}
+
+// next returns the index of the first pat at or after p, or -1.
+func (m *indexMemo) next(s, pat string, p int) int {
+	if m.ok && p >= m.from && (m.at < 0 || p <= m.at) {
+		return m.at
+	}
+	at := strings.Index(s[p:], pat)
+	if at >= 0 {
+		at += p
+	}
+	*m = indexMemo{p, at, true}
+	return at
+}
+
+// maskMarkers hides markers from a previous redaction behind '*', which
+// every detector reads as a placeholder, so that redacting twice changes
+// nothing. Offsets are unchanged.
+func maskMarkers(s string) string {
+	k := strings.Index(s, markerPrefix)
+	if k < 0 {
+		return s
+	}
+	b := []byte(s)
+	for k >= 0 {
+		e := k + len(markerPrefix)
+		for e < len(s) && (isLower(s[e]) || isDigit(s[e]) || s[e] == '-') {
+			e++
+		}
+		next := k + 1
+		if e < len(s) && s[e] == ']' {
+			for j := k; j <= e; j++ {
+				b[j] = '*'
+			}
+			next = e + 1
+		}
+		k = strings.Index(s[next:], markerPrefix)
+		if k >= 0 {
+			k += next
+		}
+	}
+	return string(b)
+}
