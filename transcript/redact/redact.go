@@ -55,6 +55,7 @@ func Find(s string) []Match {
 	sc.dispatch()
 	sc.urls()
 	sc.assignments()
+	sc.prose()
 	return sc.matches()
 }
 
