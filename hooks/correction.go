@@ -53,6 +53,7 @@ package hooks
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -88,7 +89,7 @@ type corrCue struct {
 	anchors  []string
 	kw       []string // when set, one of these words must be in the head for the regexp to be tried
 	cs       bool
-	re       *regexp.Regexp
+	re       *lazyRe
 	question bool // an accusing question: the ordinary-question penalty does not apply
 	// reject, when set, vetoes a match (indices into lo, with submatches).
 	reject func(lo string, m []int) bool
@@ -97,7 +98,7 @@ type corrCue struct {
 }
 
 // corrRe compiles a cue pattern anchored where it is tried.
-func corrRe(s string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + s + `)`) }
+func corrRe(s string) *lazyRe { return newLazyRe(`^(?:` + s + `)`) }
 
 var (
 	corrSubject  = []string{"that", "thats", "this", "it", "its", "what", "your"}
@@ -751,14 +752,14 @@ func corrListNumber(t string) int {
 
 var (
 	// Tried where their first word starts (see corrEachWord).
-	corrReChoose  = regexp.MustCompile(`^(?:use|using|prefer|go with|go for|switch to|switch back to|stick with|stick to|try|pick|choose)\s+`)
-	corrReNegVerb = regexp.MustCompile(`^(?:don'?t|do not|never|stop|quit|no more|no need to|no need for|avoid|you (?:don'?t|do not) need(?: to)?)\s+(?:ever\s+|even\s+)?`)
+	corrReChoose  = newLazyRe(`^(?:use|using|prefer|go with|go for|switch to|switch back to|stick with|stick to|try|pick|choose)\s+`)
+	corrReNegVerb = newLazyRe(`^(?:don'?t|do not|never|stop|quit|no more|no need to|no need for|avoid|you (?:don'?t|do not) need(?: to)?)\s+(?:ever\s+|even\s+)?`)
 
-	corrReCommaNot = regexp.MustCompile(`,\s*not\s+`)
-	corrReLeadNot  = regexp.MustCompile(`^(?:(?:nope|nah|no+)\W*\s*)?not\s+`)
-	corrReAfterAlt = regexp.MustCompile(`^\s*[,;-]?\s*(?:but\s+|use\s+|rather\s+|it'?s\s+|instead\s+)?`)
-	corrReLinkWord = regexp.MustCompile(`\b(?:in|into|inside|to|from|at|on|under|with|is|are|be|use|using|call|run)\s+`)
-	corrReClauseX  = regexp.MustCompile(`^(?:(?:nope|nah|no+)\W*\s*)?(?:it'?s|it is|it should be|should be|that should be|i want|we use|i meant|i said|use|the answer is)?\s*`)
+	corrReCommaNot = newLazyRe(`,\s*not\s+`)
+	corrReLeadNot  = newLazyRe(`^(?:(?:nope|nah|no+)\W*\s*)?not\s+`)
+	corrReAfterAlt = newLazyRe(`^\s*[,;-]?\s*(?:but\s+|use\s+|rather\s+|it'?s\s+|instead\s+)?`)
+	corrReLinkWord = newLazyRe(`\b(?:in|into|inside|to|from|at|on|under|with|is|are|be|use|using|call|run)\s+`)
+	corrReClauseX  = newLazyRe(`^(?:(?:nope|nah|no+)\W*\s*)?(?:it'?s|it is|it should be|should be|that should be|i want|we use|i meant|i said|use|the answer is)?\s*`)
 )
 
 var (
@@ -787,7 +788,7 @@ func corrEachWord(lo string, f func(p, q int) bool) {
 
 // corrFindAt returns the matches of the anchored re tried at each word of lo
 // for which ok holds, as [start, end) pairs, at most n.
-func corrFindAt(lo string, re *regexp.Regexp, n int, ok func(word string, p int) bool) [][2]int {
+func corrFindAt(lo string, re *lazyRe, n int, ok func(word string, p int) bool) [][2]int {
 	var out [][2]int
 	corrEachWord(lo, func(p, q int) bool {
 		if ok(lo[p:q], p) {
@@ -1203,7 +1204,7 @@ func rememberClauseStart(lo string, p int) bool {
 	return j < i && rememberLead[lo[j:i]]
 }
 
-var rememberStanding = regexp.MustCompile(`\b(?:always|every time|each time|whenever|in (?:the )?future|from now on|going forward|next time|in every|on every|before (?:every|each|any|committing|pushing|merging|releasing|deploying|you (?:commit|push|merge|release|deploy)|a (?:commit|push|release|merge|deploy))|after (?:every|each|any))\b`)
+var rememberStanding = newLazyRe(`\b(?:always|every time|each time|whenever|in (?:the )?future|from now on|going forward|next time|in every|on every|before (?:every|each|any|committing|pushing|merging|releasing|deploying|you (?:commit|push|merge|release|deploy)|a (?:commit|push|release|merge|deploy))|after (?:every|each|any))\b`)
 
 func rememberAt(lo, cs string, m []int, following string) (string, bool) {
 	switch {
@@ -1433,4 +1434,29 @@ func TitleFromNote(s string) string {
 		t = string(unicode.ToUpper(r)) + t[size:]
 	}
 	return t
+}
+
+// lazyRe compiles its pattern the first time it is used. Compiling the classifier's patterns
+// took 2.2 ms, which every reflect command paid at start-up although only UserPromptSubmit
+// hooks classify prompts.
+type lazyRe struct {
+	pat  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func newLazyRe(pat string) *lazyRe { return &lazyRe{pat: pat} }
+
+func (l *lazyRe) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.pat) })
+	return l.re
+}
+
+func (l *lazyRe) MatchString(s string) bool      { return l.get().MatchString(s) }
+func (l *lazyRe) FindStringIndex(s string) []int { return l.get().FindStringIndex(s) }
+func (l *lazyRe) FindStringSubmatchIndex(s string) []int {
+	return l.get().FindStringSubmatchIndex(s)
+}
+func (l *lazyRe) FindAllStringIndex(s string, n int) [][]int {
+	return l.get().FindAllStringIndex(s, n)
 }

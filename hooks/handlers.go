@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -24,11 +23,7 @@ type watch struct {
 	Output string    `json:"output"` // redacted
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-func (e *event) watchPath() string {
-	return "state/watch/" + unsafeName.ReplaceAllString(e.harness+"-"+e.SessionID, "_") + ".json"
-}
+func (e *event) watchPath() string { return "state/watch/" + queue.StateName(e.harness, e.SessionID) }
 
 // onToolResult arms the watcher when a tool call failed. It writes only local state.
 func (e *event) onToolResult() error {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
@@ -51,10 +50,23 @@ type marks struct {
 	Last     time.Time `json:"last,omitzero"`
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+// StateName is the file name for local state about one session: the harness and session id
+// with anything but [A-Za-z0-9._-] replaced, so a hostile session id cannot name a path.
+func StateName(harness, session string) string {
+	b := []byte(harness + "-" + session)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if s := string(b); s != "." && s != ".." {
+		return s + ".json"
+	}
+	return "_.json"
+}
 
 func marksPath(harness, session string) string {
-	return "state/sessions/" + unsafeName.ReplaceAllString(harness+"-"+session, "_") + ".json"
+	return "state/sessions/" + StateName(harness, session)
 }
 
 // maxRead bounds the transcript a capture reads: the tail of a huge file is what matters.
