@@ -17,10 +17,22 @@ const (
 )
 
 func openLog(r *gitstore.Repo) *slog.Logger {
-	dir := filepath.Join(r.StateDir(), "log")
+	return openLogAt(filepath.Join(r.StateDir(), "log"))
+}
+
+// userLogDir is where hooks log when there is no repository to log into.
+func userLogDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "reflect")
+}
+
+func openLogAt(dir string) *slog.Logger {
 	path := filepath.Join(dir, "reflect.log")
 	var w io.Writer = io.Discard
-	if err := os.MkdirAll(dir, 0o755); err == nil {
+	if err := os.MkdirAll(dir, 0o755); dir != "" && err == nil {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > logMax {
 			for i := logKeep - 1; i >= 1; i-- {
 				os.Rename(path+"."+itoa(i), path+"."+itoa(i+1))

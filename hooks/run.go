@@ -102,6 +102,8 @@ func Run(ctx context.Context, o Options) {
 	r, err := gitstore.Open(o.Home)
 	if err != nil {
 		debugf("reflect is not initialised (%v); run `reflect init`", err)
+		openLogAt(userLogDir()).Warn("hook skipped: reflect is not initialised; run `reflect init`",
+			"event", p.Event, "harness", o.Harness, "home", o.Home, "err", err)
 		return
 	}
 	log := openLog(r)
