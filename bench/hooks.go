@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -22,11 +21,10 @@ func runHooks(n, runs, projects int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "reflect")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/reflect").CombinedOutput(); err != nil {
-		return fmt.Errorf("build reflect (run from the repository root): %v\n%s", err, out)
+	bin, env, err := setup(tmp)
+	if err != nil {
+		return err
 	}
-	env := append(os.Environ(), "HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1", "REFLECT_HOME=")
 	home := filepath.Join(tmp, "mem")
 	if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
 		return fmt.Errorf("init: %v: %s", err, out)

@@ -71,13 +71,10 @@ func run(sizeList string, runs, minCommits, projects int, format string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "reflect")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/reflect").CombinedOutput(); err != nil {
-		return fmt.Errorf("build reflect (run from the repository root): %v\n%s", err, out)
+	bin, env, err := setup(tmp)
+	if err != nil {
+		return err
 	}
-	env := append(os.Environ(), "HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.org",
-		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.org", "REFLECT_HOME=")
 
 	var rows []row
 	for _, s := range strings.Split(sizeList, ",") {
@@ -179,4 +176,17 @@ func settle(home string) {
 	if err := fl.Lock(); err == nil {
 		fl.Unlock()
 	}
+}
+
+// setup builds reflect into tmp and returns it with an environment whose HOME is tmp, so
+// nothing of the user's is read or changed.
+func setup(tmp string) (bin string, env []string, err error) {
+	bin = filepath.Join(tmp, "reflect")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/reflect").CombinedOutput(); err != nil {
+		return "", nil, fmt.Errorf("build reflect (run from the repository root): %v\n%s", err, out)
+	}
+	env = append(os.Environ(), "HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.org",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.org", "REFLECT_HOME=")
+	return bin, env, nil
 }

@@ -94,11 +94,24 @@ func List(r *gitstore.Repo) (items []Item, bad []error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return collect(files, func(f gitstore.File) ([]byte, error) { return r.ReadBlob(f.ID) })
+}
+
+func listTx(tx *gitstore.Tx) ([]Item, []error, error) {
+	files, err := tx.Walk(Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return collect(files, func(f gitstore.File) ([]byte, error) { return tx.Read(f.Path) })
+}
+
+// collect parses the entry files, pending first (oldest first), then failed.
+func collect(files []gitstore.File, read func(gitstore.File) ([]byte, error)) (items []Item, bad []error, err error) {
 	for _, f := range files {
 		if !strings.HasSuffix(f.Path, ".json") {
 			continue
 		}
-		data, err := r.ReadBlob(f.ID)
+		data, err := read(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -155,28 +168,6 @@ func Drop(ctx context.Context, r *gitstore.Repo, id string) (*Entry, error) {
 		return fmt.Sprintf("queue: drop %s (%s session %s)", it.Entry.ID, it.Entry.Harness, short(it.Entry.Session)), nil
 	})
 	return dropped, err
-}
-
-func listTx(tx *gitstore.Tx) ([]Item, []error, error) {
-	files, err := tx.Walk(Dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	var items []Item
-	var bad []error
-	for _, f := range files {
-		data, err := tx.Read(f.Path)
-		if err != nil {
-			return nil, nil, err
-		}
-		e, err := Parse(f.Path, data)
-		if err != nil {
-			bad = append(bad, err)
-			continue
-		}
-		items = append(items, Item{Entry: e, Path: f.Path, Failed: strings.HasPrefix(f.Path, FailedDir+"/")})
-	}
-	return items, bad, nil
 }
 
 func short(s string) string {
