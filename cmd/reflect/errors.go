@@ -7,6 +7,7 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 )
@@ -43,6 +44,7 @@ func exitCode(err error) int {
 		ce  *config.Error
 		de  *gitstore.DirtyError
 		amb *learnings.AmbiguousIDError
+		sx  *install.SyntaxError
 	)
 	switch {
 	case err == nil:
@@ -57,7 +59,7 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, gitstore.ErrLocked):
 		return exitBusy
-	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged):
+	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx):
 		return exitInvalid
 	default:
 		return exitError

@@ -73,7 +73,7 @@ review, edit and sync like code.`,
 	root.AddCommand(
 		a.initCmd(), a.addCmd(), a.listCmd(), a.showCmd(), a.editCmd(),
 		a.archiveCmd(), a.supersedeCmd(), a.versionCmd(), a.demoCmd(), a.internalCmd(),
-		a.hookCmd(), a.queueCmd(), a.statuslineCmd(),
+		a.hookCmd(), a.queueCmd(), a.installCmd(), a.uninstallCmd(), a.statuslineCmd(),
 	)
 	return root
 }

@@ -1,0 +1,174 @@
+package install
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ConfigPath returns the hook configuration file of harness: for the user,
+// $CLAUDE_CONFIG_DIR/settings.json (else ~/.claude/settings.json) or $CODEX_HOME/hooks.json
+// (else ~/.codex/hooks.json); with project, .claude/settings.json or .codex/hooks.json at the
+// top of the git work tree holding cwd (else in cwd).
+func ConfigPath(harness string, project bool, cwd string) (string, error) {
+	dir, file := "", ""
+	switch harness {
+	case Claude:
+		dir, file = ".claude", "settings.json"
+	case Codex:
+		dir, file = ".codex", "hooks.json"
+	default:
+		return "", fmt.Errorf("unknown harness %q (want claude or codex)", harness)
+	}
+	if project {
+		abs, err := filepath.Abs(cwd)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(gitTop(abs), dir, file), nil
+	}
+	home, err := HostHome(harness)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, file), nil
+}
+
+// HostHome is the host's own directory: $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex.
+func HostHome(harness string) (string, error) {
+	env, dir := "CLAUDE_CONFIG_DIR", ".claude"
+	if harness == Codex {
+		env, dir = "CODEX_HOME", ".codex"
+	}
+	if d := os.Getenv(env); d != "" {
+		return filepath.Abs(d)
+	}
+	u, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find your home directory; set %s: %w", env, err)
+	}
+	return filepath.Join(u, dir), nil
+}
+
+// gitTop returns the top of the git work tree holding dir, or dir when there is none.
+func gitTop(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// CodexTrustNote is what a Codex user must do before new hooks run.
+const CodexTrustNote = "Codex runs new hooks only after you trust them: open Codex, type /hooks, and trust the reflect hooks."
+
+// CodexHooksDisabled reads Codex's config.toml and says whether hooks are switched off
+// (`[features] hooks = false`, or the older `codex_hooks = false`). A missing or unreadable
+// file means they are not.
+func CodexHooksDisabled(configToml string) (bool, string) {
+	data, err := os.ReadFile(configToml)
+	if err != nil {
+		return false, ""
+	}
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if strings.HasPrefix(line, "[") {
+			section = strings.TrimSpace(strings.Trim(line, "[]"))
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.Trim(strings.TrimSpace(k), `"`), strings.TrimSpace(v)
+		if section == "" {
+			k, ok = strings.CutPrefix(k, "features.")
+			if !ok {
+				continue
+			}
+		} else if section != "features" {
+			continue
+		}
+		if (k == "hooks" || k == "codex_hooks") && v == "false" {
+			return true, k
+		}
+	}
+	return false, ""
+}
+
+// CodexNotes returns what the user must know after installing into Codex whose home is
+// codexHome.
+func CodexNotes(codexHome string) []string {
+	var notes []string
+	cfg := filepath.Join(codexHome, "config.toml")
+	if off, key := CodexHooksDisabled(cfg); off {
+		notes = append(notes, fmt.Sprintf("Codex hooks are disabled in %s (%s = false under [features]): set it to true, or remove the line, to enable them.", cfg, key))
+	}
+	return append(notes, CodexTrustNote)
+}
+
+// Diff is a line diff of before and after: lines only in before start with "-", lines only
+// in after with "+", common lines with " ". nil stands for a missing file.
+func Diff(path string, before, after []byte) string {
+	a, b := lines(before), lines(after)
+	// Longest common subsequence; configuration files are small.
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	from, to := "--- "+path, "+++ "+path
+	if before == nil {
+		from = "--- /dev/null"
+	}
+	if after == nil {
+		to = "+++ /dev/null"
+	}
+	out.WriteString(from + "\n" + to + "\n")
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			out.WriteString(" " + a[i] + "\n")
+			i++
+			j++
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			out.WriteString("+" + b[j] + "\n")
+			j++
+		default:
+			out.WriteString("-" + a[i] + "\n")
+			i++
+		}
+	}
+	return out.String()
+}
+
+func lines(data []byte) []string {
+	if len(data) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
