@@ -140,8 +140,6 @@ func checkHookOutput(b []byte) string {
 		return ""
 	}
 	var top map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	if err := json.Unmarshal(b, &top); err != nil {
 		return "stdout is not one JSON object"
 	}

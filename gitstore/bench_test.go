@@ -18,14 +18,14 @@ func benchRepo(b *testing.B, n int) *Repo {
 	b.Helper()
 	setHome(b)
 	dir := filepath.Join(b.TempDir(), "mem")
-	r, _, err := Init(context.Background(), dir, InitOptions{})
-	if err != nil {
+	if _, _, err := Init(context.Background(), dir, InitOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	if err := fixtures.BuildRepo(context.Background(), dir, n, min(n, 10000), 50); err != nil {
 		b.Fatal(err)
 	}
-	if r, err = Open(dir); err != nil {
+	r, err := Open(dir)
+	if err != nil {
 		b.Fatal(err)
 	}
 	return r

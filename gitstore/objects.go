@@ -212,6 +212,3 @@ func (r *Repo) applyTree(base plumbing.Hash, changes map[string]blobChange) (plu
 	}
 	return id, err
 }
-
-// emptyTree is git's well-known empty tree id, used as the tree of an empty root.
-var emptyTree = hashObject(plumbing.TreeObject, nil)

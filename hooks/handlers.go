@@ -37,8 +37,8 @@ func (e *event) onToolResult() error {
 	w := watch{
 		Until:  e.now.Add(e.cfg.Hooks.CorrectionWindow.Std()).UTC(),
 		Tool:   e.ToolName,
-		Input:  redact.String(clipText(inputText(e.ToolInput), 600)),
-		Output: redact.String(clipText(output, 1200)),
+		Input:  redact.String(queue.Clip(inputText(e.ToolInput), 600)),
+		Output: redact.String(queue.Clip(output, 1200)),
 	}
 	data, _ := json.Marshal(w)
 	e.report.Armed = true
@@ -87,7 +87,7 @@ func (e *event) onPrompt(ctx context.Context) error {
 	if w.Output != "" {
 		fmt.Fprintf(&b, "\nIt said:\n\n```\n%s\n```\n", w.Output)
 	}
-	fmt.Fprintf(&b, "\nthe user corrected the agent:\n\n> %s\n\n%s\n", strings.ReplaceAll(redact.String(clipText(prompt, 1500)), "\n", "\n> "), e.said())
+	fmt.Fprintf(&b, "\nthe user corrected the agent:\n\n> %s\n\n%s\n", strings.ReplaceAll(redact.String(queue.Clip(prompt, 1500)), "\n", "\n> "), e.said())
 	l.Body = b.String()
 	if err := e.commitLearning(ctx, l, "correction"); err != nil {
 		return err
@@ -97,7 +97,7 @@ func (e *event) onPrompt(ctx context.Context) error {
 }
 
 func (e *event) said() string {
-	return fmt.Sprintf("_Captured from a %s session (%s) on %s; not yet reviewed._", e.harness, shortID(e.SessionID), e.now.UTC().Format("2006-01-02"))
+	return fmt.Sprintf("_Captured from a %s session (%s) on %s; not yet reviewed._", e.harness, queue.Short(e.SessionID), e.now.UTC().Format("2006-01-02"))
 }
 
 func (e *event) newLearning(title string, kind learnings.Kind, conf learnings.Confidence) *learnings.Learning {
@@ -111,7 +111,7 @@ func (e *event) newLearning(title string, kind learnings.Kind, conf learnings.Co
 
 func (e *event) commitLearning(ctx context.Context, l *learnings.Learning, trigger string) error {
 	l.Source.Trigger = trigger
-	msg := fmt.Sprintf("learn: %s (%s in %s)", l.Title, trigger, shortID(e.SessionID))
+	msg := fmt.Sprintf("learn: %s (%s in %s)", l.Title, trigger, queue.Short(e.SessionID))
 	if _, err := learnings.Create(ctx, e.repo, l, msg); err != nil {
 		return err
 	}
@@ -154,18 +154,4 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 		e.report.Skipped = res.Skipped
 	}
 	return nil
-}
-
-func shortID(s string) string {
-	if len(s) > 8 {
-		return s[:8]
-	}
-	return s
-}
-
-func clipText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n*2/3]) + " […] " + string(r[len(r)-n/3:])
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/reflect-memory/reflect/gitstore"
 )
@@ -35,7 +36,7 @@ func openLogAt(dir string) *slog.Logger {
 	if err := os.MkdirAll(dir, 0o755); dir != "" && err == nil {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > logMax {
 			for i := logKeep - 1; i >= 1; i-- {
-				os.Rename(path+"."+itoa(i), path+"."+itoa(i+1))
+				os.Rename(path+"."+strconv.Itoa(i), path+"."+strconv.Itoa(i+1))
 			}
 			os.Rename(path, path+".1")
 		}
@@ -49,5 +50,3 @@ func openLogAt(dir string) *slog.Logger {
 	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
-
-func itoa(i int) string { return string(rune('0' + i)) }

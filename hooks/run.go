@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -180,6 +179,3 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	}
 	return nil, nil
 }
-
-// errDeadline is what a handler reports when the context ended before it could write.
-var errDeadline = errors.New("deadline reached before the write")

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -54,7 +55,7 @@ func BuildDigest(msgs []transcript.Message, budget int) Digest {
 	awaitingFollowup := false
 	flush := func() {
 		if lastText != "" {
-			d.Notes = append(d.Notes, Note{Kind: NoteConclusion, Text: clip(lastText, maxConclusion), At: lastAt})
+			d.Notes = append(d.Notes, Note{Kind: NoteConclusion, Text: Clip(lastText, maxConclusion), At: lastAt})
 			lastText = ""
 		}
 	}
@@ -70,7 +71,7 @@ func BuildDigest(msgs []transcript.Message, budget int) Digest {
 			}
 			flush()
 			awaitingFollowup = false
-			d.Notes = append(d.Notes, Note{Kind: NotePrompt, Text: clip(text, maxPrompt), At: m.Timestamp})
+			d.Notes = append(d.Notes, Note{Kind: NotePrompt, Text: Clip(text, maxPrompt), At: m.Timestamp})
 			d.Prompts++
 		case m.Role == transcript.RoleAssistant && m.Kind == transcript.KindText:
 			text := strings.TrimSpace(m.Text)
@@ -78,14 +79,14 @@ func BuildDigest(msgs []transcript.Message, budget int) Digest {
 				continue
 			}
 			if awaitingFollowup {
-				d.Notes = append(d.Notes, Note{Kind: NoteFollowup, Text: clip(text, maxConclusion), At: m.Timestamp})
+				d.Notes = append(d.Notes, Note{Kind: NoteFollowup, Text: Clip(text, maxConclusion), At: m.Timestamp})
 				awaitingFollowup = false
 			}
 			lastText, lastAt = text, m.Timestamp
 		case m.Kind == transcript.KindToolCall:
 			calls[m.CallID] = m
 			if awaitingFollowup {
-				d.Notes = append(d.Notes, Note{Kind: NoteFollowup, Tool: m.ToolName, Input: clip(m.ToolInput, maxInput), At: m.Timestamp})
+				d.Notes = append(d.Notes, Note{Kind: NoteFollowup, Tool: m.ToolName, Input: Clip(m.ToolInput, maxInput), At: m.Timestamp})
 				awaitingFollowup = false
 			}
 		case m.Kind == transcript.KindToolResult && m.IsError:
@@ -94,8 +95,8 @@ func BuildDigest(msgs []transcript.Message, budget int) Digest {
 			if tool == "" {
 				tool = call.ToolName
 			}
-			d.Notes = append(d.Notes, Note{Kind: NoteFailure, Tool: tool, Input: clip(call.ToolInput, maxInput),
-				Text: clip(m.Text, maxOutput), ExitCode: m.ExitCode, At: m.Timestamp})
+			d.Notes = append(d.Notes, Note{Kind: NoteFailure, Tool: tool, Input: Clip(call.ToolInput, maxInput),
+				Text: Clip(m.Text, maxOutput), ExitCode: m.ExitCode, At: m.Timestamp})
 			d.Failures++
 			awaitingFollowup = true
 		}
@@ -122,19 +123,15 @@ func isHostNoise(s string) bool {
 	return false
 }
 
-// clip keeps at most n characters: the head and the tail of a longer text.
-func clip(s string, n int) string {
+// Clip keeps at most n characters of s: the head and the tail of a longer text, with the
+// number of characters cut between them.
+func Clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
 	head, tail := n*2/3, n/3
-	return string(r[:head]) + "\n[… " + itoa(len(r)-head-tail) + " characters cut …]\n" + string(r[len(r)-tail:])
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
+	return string(r[:head]) + "\n[… " + strconv.Itoa(len(r)-head-tail) + " characters cut …]\n" + string(r[len(r)-tail:])
 }
 
 // fit drops notes from the middle of the session until the digest's JSON is within budget:
@@ -151,7 +148,7 @@ func (d *Digest) fit(budget int) {
 	// the opening prompt always stays, clipped to a quarter of the budget if it must be
 	first := d.Notes[0]
 	for size([]Note{first}) > budget/4 && len(first.Text) > 64 {
-		first.Text = clip(first.Text, utf8.RuneCountInString(first.Text)/2)
+		first.Text = Clip(first.Text, utf8.RuneCountInString(first.Text)/2)
 	}
 	head, tail := []Note{first}, []Note(nil)
 	used := size(head)

@@ -165,7 +165,7 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		}
 		tx.Write(Path(e.ID), redact.Bytes(data))
 		res.Entry = e
-		return fmt.Sprintf("capture(%s): %s session %s in %s", c.Trigger, c.Harness, short(c.Session), c.Project), nil
+		return fmt.Sprintf("capture(%s): %s session %s in %s", c.Trigger, c.Harness, Short(c.Session), c.Project), nil
 	})
 	if err != nil {
 		return Result{}, err

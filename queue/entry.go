@@ -165,12 +165,13 @@ func Drop(ctx context.Context, r *gitstore.Repo, id string) (*Entry, error) {
 		}
 		dropped = it.Entry
 		tx.Delete(it.Path)
-		return fmt.Sprintf("queue: drop %s (%s session %s)", it.Entry.ID, it.Entry.Harness, short(it.Entry.Session)), nil
+		return fmt.Sprintf("queue: drop %s (%s session %s)", it.Entry.ID, it.Entry.Harness, Short(it.Entry.Session)), nil
 	})
 	return dropped, err
 }
 
-func short(s string) string {
+// Short is the first eight characters of a session id, as commit messages and lists show it.
+func Short(s string) string {
 	if len(s) > 8 {
 		return s[:8]
 	}

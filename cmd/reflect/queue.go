@@ -55,7 +55,7 @@ func (a *app) queueCmd() *cobra.Command {
 					if it.Failed {
 						state = "failed"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", e.ID, state, e.Harness, shortSession(e.Session),
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", e.ID, state, e.Harness, queue.Short(e.Session),
 						e.Trigger, e.Project, e.Digest.Prompts, e.Digest.Failures)
 				}
 				return tw.Flush()
@@ -119,17 +119,10 @@ func (a *app) queueCmd() *cobra.Command {
 				if a.json() {
 					return a.printJSON(map[string]string{"id": e.ID, "dropped": "true"})
 				}
-				a.printf("dropped %s (%s session %s)\n", e.ID, e.Harness, shortSession(e.Session))
+				a.printf("dropped %s (%s session %s)\n", e.ID, e.Harness, queue.Short(e.Session))
 				return nil
 			},
 		},
 	)
 	return cmd
-}
-
-func shortSession(s string) string {
-	if len(s) > 8 {
-		return s[:8]
-	}
-	return s
 }
