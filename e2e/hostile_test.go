@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure",
@@ -72,7 +74,14 @@ func TestHooksSurviveHostilePayloads(t *testing.T) {
 	bin := reflectBin(t)
 	dir := t.TempDir()
 	payloads := hostilePayloads(rand.New(rand.NewPCG(3, 4)), dir, n)
-	homes := []string{home, home, home, filepath.Join(dir, "no-repo"), dir}
+	// a second repository stays locked by another writer for the whole run
+	locked := initRepo(t, environ)
+	lockedCommits := run(t, environ, locked, "git", "rev-list", "--count", "HEAD")
+	fl := flock.New(filepath.Join(locked, ".git", "reflect", "locks", "repo"))
+	if err := fl.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	homes := []string{home, home, home, filepath.Join(dir, "no-repo"), dir, home, home, home, home, locked}
 
 	var wg sync.WaitGroup
 	jobs := make(chan int)
@@ -115,6 +124,11 @@ func TestHooksSurviveHostilePayloads(t *testing.T) {
 	close(jobs)
 	wg.Wait()
 	t.Logf("%d payloads, slowest hook %v", len(payloads), slowest)
+	fl.Unlock()
+	if got := run(t, environ, locked, "git", "rev-list", "--count", "HEAD"); got != lockedCommits {
+		t.Fatalf("hooks committed through another writer's lock: %s commits, had %s", got, lockedCommits)
+	}
+	assertHealthy(t, environ, locked)
 	assertHealthy(t, environ, home)
 	// everything committed is well formed: only captures and learnings, each one valid
 	for _, subj := range strings.Split(run(t, environ, home, "git", "log", "--format=%s"), "\n") {
