@@ -12,7 +12,7 @@ var proseWords = []string{"password", "passphrase", "passwd", "token", "secret",
 
 func (sc *scanner) prose() {
 	s := sc.s
-	lower := strings.ToLower(s)
+	lower := asciiLower(s) // same length as s, so offsets carry over
 	for _, w := range proseWords {
 		for off := 0; ; {
 			i := strings.Index(lower[off:], w)
@@ -109,4 +109,16 @@ func credentialLike(v string) bool {
 		}
 	}
 	return letters > 0 && others > 0 || charKinds(v) >= 2 && len(v) >= 12
+}
+
+// asciiLower folds A-Z only: strings.ToLower may change a string's length (U+023A 'Ⱥ' folds
+// to three bytes), and the offsets found in the folded copy index s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
