@@ -1,0 +1,88 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// benchDir outlives each benchmark so that the repositories are built once per run.
+var benchDir string
+
+func TestMain(m *testing.M) {
+	benchDir, _ = os.MkdirTemp("", "reflect-index-bench-")
+	code := m.Run()
+	os.RemoveAll(benchDir)
+	os.Exit(code)
+}
+
+var (
+	benchMu    sync.Mutex
+	benchRepos = map[int]*gitstore.Repo{}
+)
+
+// benchRepo builds (once per size and process) a repository of n synthetic learnings.
+func benchRepo(b *testing.B, n int) *gitstore.Repo {
+	b.Helper()
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if r, ok := benchRepos[n]; ok {
+		return r
+	}
+	ctx := context.Background()
+	dir := filepath.Join(benchDir, fmt.Sprint(n))
+	if _, _, err := gitstore.Init(ctx, dir, gitstore.InitOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := fixtures.BuildRepo(ctx, dir, n, max(1, n/100), 20); err != nil {
+		b.Fatal(err)
+	}
+	r, err := gitstore.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRepos[n] = r
+	return r
+}
+
+func BenchmarkRebuild(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := benchRepo(b, n)
+			for b.Loop() {
+				if _, err := Rebuild(context.Background(), r, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkOpenSearch(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := benchRepo(b, n)
+			if _, err := Rebuild(context.Background(), r, Options{}); err != nil {
+				b.Fatal(err)
+			}
+			terms := Analyze("the webhook retry deadlock in postgres migration")
+			for b.Loop() {
+				ix, err := Open(context.Background(), r, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := ix.Search(context.Background(), Query{Terms: terms, Projects: []string{fixtures.SynthProject(3), "_global"}, Limit: 20})
+				if err != nil || len(res.Hits) == 0 {
+					b.Fatal(err, res)
+				}
+				ix.Close()
+			}
+		})
+	}
+}

@@ -1,0 +1,94 @@
+// Package index is the bleve index of learnings: a cache of git that any command can delete.
+//
+// The index lives under .git/reflect/index/ as generations: CURRENT names the live one, a
+// rebuild writes a new generation beside it and swaps CURRENT, so readers never see a
+// half-built index. Each generation records the commit and the learnings/ tree it reflects;
+// whoever opens it first catches up from that tree to HEAD's by a tree diff, so learnings
+// that arrive by sync, by the git CLI or by a hand edit are searchable at once. Readers
+// open read-only with a short lock timeout; when the index cannot be opened in time, or is
+// missing or corrupt, searches fall back to scanning the learnings in git and say so.
+package index
+
+import (
+	"strings"
+	"time"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// Doc is what the index holds of one learning: the fields it searches, filters on and
+// returns without reading git again.
+type Doc struct {
+	Path       string    `json:"path"`
+	ID         string    `json:"id"`
+	Title      string    `json:"title"`
+	Project    string    `json:"project"`
+	Kind       string    `json:"kind"`
+	Confidence string    `json:"confidence"`
+	Status     string    `json:"status"`
+	Tags       []string  `json:"tags,omitempty"`
+	Entities   []string  `json:"entities,omitempty"`
+	Created    time.Time `json:"created"`
+	Updated    time.Time `json:"updated"`
+	Seen       int       `json:"seen,omitempty"`
+	Body       string    `json:"-"`
+}
+
+// DocOf describes the learning stored at path.
+func DocOf(path string, l *learnings.Learning) Doc {
+	return Doc{
+		Path: path, ID: l.ID, Title: l.Title, Project: l.Project,
+		Kind: string(l.Kind), Confidence: string(l.Confidence), Status: string(l.Status),
+		Tags: l.Tags, Entities: l.Entities, Created: l.Created, Updated: l.Updated,
+		Seen: l.Seen, Body: strings.TrimSpace(l.Body),
+	}
+}
+
+// fields is the document bleve indexes.
+func (d Doc) fields() map[string]any {
+	m := map[string]any{
+		"id": d.ID, "title": d.Title, "body": d.Body, "project": d.Project,
+		"kind": d.Kind, "confidence": d.Confidence, "status": d.Status, "seen": float64(d.Seen),
+		"tags": strings.Join(d.Tags, " \n "), "entities": strings.Join(d.Entities, " \n "),
+	}
+	if len(d.Tags) > 0 {
+		tags := make([]string, len(d.Tags))
+		for i, t := range d.Tags {
+			tags[i] = strings.ToLower(t)
+		}
+		m["tag"] = tags
+	}
+	if !d.Created.IsZero() {
+		m["created"] = d.Created
+	}
+	if !d.Updated.IsZero() {
+		m["updated"] = d.Updated
+	}
+	return m
+}
+
+// storedFields are returned with every hit.
+var storedFields = []string{"id", "title", "body", "project", "kind", "confidence", "status", "tags", "entities", "created", "updated", "seen"}
+
+// docFromFields rebuilds a Doc from a hit's stored fields.
+func docFromFields(path string, f map[string]any) Doc {
+	str := func(k string) string { s, _ := f[k].(string); return s }
+	list := func(k string) []string {
+		s := str(k)
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, " \n ")
+	}
+	date := func(k string) time.Time {
+		t, _ := time.Parse(time.RFC3339, str(k))
+		return t
+	}
+	seen, _ := f["seen"].(float64)
+	return Doc{
+		Path: path, ID: str("id"), Title: str("title"), Body: str("body"), Project: str("project"),
+		Kind: str("kind"), Confidence: str("confidence"), Status: str("status"),
+		Tags: list("tags"), Entities: list("entities"), Created: date("created"), Updated: date("updated"),
+		Seen: int(seen),
+	}
+}

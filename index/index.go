@@ -1,0 +1,136 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// Index is an open index, ready to search: the bleve index, or — when that could not be
+// used — a scan of the learnings in git that answers the same queries more slowly.
+type Index struct {
+	idx  bleve.Index
+	scan *scanner
+	note string
+	// Fresh is true when the index reflects HEAD's learnings.
+	Fresh bool
+	// CaughtUp is how many changed learnings Open indexed before it returned.
+	CaughtUp int
+	// Bad are learnings that did not parse while catching up (they are not indexed).
+	Bad []error
+	// NeedsBuild: there was no usable index; the caller may start a rebuild.
+	NeedsBuild bool
+}
+
+// Scanning reports whether searches scan git instead of using the index, and why.
+func (ix *Index) Scanning() (bool, string) { return ix.idx == nil, ix.note }
+
+// Close releases the index.
+func (ix *Index) Close() error {
+	if ix.idx == nil {
+		return nil
+	}
+	return ix.idx.Close()
+}
+
+// Open opens the index of r for searching, first bringing it up to HEAD. It fails only
+// when git cannot be read; any trouble with the index itself (missing, corrupt, locked
+// by a writer for longer than opts.LockTimeout) makes it scan git instead and say so.
+func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
+	t, err := headTarget(r)
+	if err != nil {
+		return nil, err
+	}
+	l := newLayout(r)
+	timeout := lockTimeout(opts)
+	var stale bleve.Index // a readable index that is behind, kept in case catching up fails
+	if gen := l.current(); gen != "" {
+		idx, err := openBleve(gen, true, timeout)
+		switch {
+		case err == nil:
+			if _, tree := reflects(idx); tree == t.tree {
+				return &Index{idx: idx, Fresh: true}, nil
+			}
+			stale = idx
+		case errors.Is(err, ErrLocked):
+			// a writer holds it: it is catching up or rebuilding; try to take our turn
+		default:
+			l.discard(gen) // corrupt: the next build replaces it
+		}
+	}
+	if stale != nil {
+		// bleve's file lock: a reader cannot become the writer while it holds it.
+		stale.Close()
+	}
+	ix, err := writeOpen(ctx, r, l, t, opts)
+	if err == nil {
+		return ix, nil
+	}
+	if stale != nil {
+		if gen := l.current(); gen != "" {
+			if idx, rerr := openBleve(gen, true, timeout); rerr == nil {
+				if _, tree := reflects(idx); tree == t.tree { // another process caught it up
+					return &Index{idx: idx, Fresh: true}, nil
+				}
+				return &Index{idx: idx, note: fmt.Sprintf("the index is behind HEAD (%v); results may miss recent learnings", err)}, nil
+			}
+		}
+	}
+	if !opts.NoBuild && errors.Is(err, ErrMissing) {
+		if _, berr := Rebuild(ctx, r, opts); berr == nil {
+			if gen := l.current(); gen != "" {
+				if idx, err := openBleve(gen, true, timeout); err == nil {
+					return &Index{idx: idx, Fresh: true}, nil
+				}
+			}
+		} else {
+			err = berr
+		}
+	}
+	sc, serr := newScanner(ctx, r, t)
+	if serr != nil {
+		return nil, serr
+	}
+	return &Index{scan: sc, note: "searched the files: " + err.Error(), NeedsBuild: errors.Is(err, ErrMissing)}, nil
+}
+
+// writeOpen takes the writer lock and brings the live generation to t, returning it
+// open for writing (which is also fine for reading).
+func writeOpen(ctx context.Context, r *gitstore.Repo, l layout, t target, opts Options) (*Index, error) {
+	unlock, err := l.writerLock(ctx, lockTimeout(opts))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	gen := l.current()
+	if gen == "" {
+		return nil, ErrMissing
+	}
+	idx, err := openBleve(gen, false, lockTimeout(opts))
+	if err != nil {
+		if !errors.Is(err, ErrLocked) && !errors.Is(err, ErrMissing) {
+			l.discard(gen)
+			err = fmt.Errorf("%w (the index was unreadable: %v)", ErrMissing, err)
+		}
+		return nil, err
+	}
+	n, bad, err := catchUp(ctx, r, idx, t, opts.CatchUpLimit)
+	if err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return &Index{idx: idx, Fresh: true, CaughtUp: n, Bad: bad}, nil
+}
+
+// discard takes a corrupt generation out of service.
+func (l layout) discard(gen string) {
+	if l.current() == gen {
+		os.Remove(l.dir + "/CURRENT")
+	}
+	os.RemoveAll(gen)
+}

@@ -1,0 +1,231 @@
+package index
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+func setHome(t testing.TB) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
+
+// fixtureRepo is a knowledge repository holding the bundled sample learnings.
+func fixtureRepo(t testing.TB) *gitstore.Repo {
+	t.Helper()
+	setHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, f := range fixtures.Learnings() {
+		l, err := learnings.Parse(f.Name, f.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[learnings.PathFor(l.Project, l.ID)] = f.Data
+	}
+	if _, err := r.Commit(ctx, "fixtures", files); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func gitCLI(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func find(t testing.TB, r *gitstore.Repo, q Query) *Result {
+	t.Helper()
+	ix, err := Open(context.Background(), r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	res, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func titles(res *Result) []string {
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.Title)
+	}
+	return out
+}
+
+func TestSearchFixtures(t *testing.T) {
+	r := fixtureRepo(t)
+	res := find(t, r, Query{Text: "oauth state", Snippets: true})
+	if res.Source != "index" || len(res.Hits) == 0 || res.Hits[0].Title != "OAuth state mismatch on redirect" {
+		t.Fatalf("oauth state: %s %v", res.Source, titles(res))
+	}
+	h := res.Hits[0]
+	t.Logf("hit %+v", h)
+	if h.Snippet == "" || len(h.Terms) == 0 {
+		t.Errorf("no snippet or terms: %+v", h)
+	}
+	for _, f := range []string{"id", "project", "kind", "confidence", "status", "path"} {
+		_ = f
+	}
+	if h.ID == "" || h.Project != "github.com/acme/auth-service" || h.Kind != "fix" || h.Confidence != "high" || h.Status != "current" || h.Created.IsZero() || !strings.HasPrefix(h.Path, "learnings/") {
+		t.Errorf("fields: %+v", h.Doc)
+	}
+}
+
+func TestCatchUpFromGitCLI(t *testing.T) {
+	r := fixtureRepo(t)
+	before := find(t, r, Query{Text: "zanzibar"})
+	if len(before.Hits) != 0 {
+		t.Fatal("unexpected hit")
+	}
+	dir := filepath.Join(r.Root(), "learnings", "github.com", "acme", "zoo")
+	os.MkdirAll(dir, 0o755)
+	for i := 0; i < 100; i++ {
+		l := learnings.New("Zanzibar gateway quirk number "+string(rune('a'+i%26)), "github.com/acme/zoo", time.Now().Add(time.Duration(i)*time.Millisecond))
+		l.Body = "The zanzibar gateway needs a retry.\n"
+		data, err := l.Render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(r.Root(), learnings.PathFor(l.Project, l.ID)), data, 0o644)
+	}
+	gitCLI(t, r.Root(), "add", "-A")
+	gitCLI(t, r.Root(), "commit", "-qm", "as a sync would")
+	ix, err := Open(context.Background(), r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.CaughtUp != 100 || !ix.Fresh {
+		t.Errorf("caught up %d fresh %v", ix.CaughtUp, ix.Fresh)
+	}
+	res, err := ix.Search(context.Background(), Query{Text: "zanzibar", Limit: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 100 {
+		t.Errorf("found %d of 100", res.Total)
+	}
+}
+
+// TestQuerySyntax runs the same queries against the index and against the scan that
+// replaces it when it cannot be opened: both must find the same learnings.
+func TestQuerySyntax(t *testing.T) {
+	r := fixtureRepo(t)
+	cases := []struct {
+		q    Query
+		want string // first title, "" for none
+		n    int    // hits, -1: any
+	}{
+		{Query{Text: "oauth"}, "OAuth state mismatch on redirect", -1},
+		{Query{Text: "zzzunknown"}, "", 0},
+		{Query{Text: "zzzunknown|oauth"}, "OAuth state mismatch on redirect", -1},
+		{Query{Text: "+oauth -redirect"}, "", 0},
+		{Query{Text: "+state +redirect"}, "OAuth state mismatch on redirect", -1},
+		{Query{Text: "title:oauth"}, "OAuth state mismatch on redirect", 1},
+		{Query{Text: "oauth", Projects: []string{"github.com/acme/other"}}, "", 0},
+		{Query{Text: "oauth", Kinds: []string{"rule"}}, "", 0},
+		{Query{Text: "oauth", Tags: []string{"OAuth"}}, "OAuth state mismatch on redirect", 1},
+	}
+	for _, useScan := range []bool{false, true} {
+		for _, c := range cases {
+			var res *Result
+			if useScan {
+				tgt, _ := headTarget(r)
+				sc, err := newScanner(context.Background(), r, tgt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err = (&Index{scan: sc}).Search(context.Background(), c.q)
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				res = find(t, r, c.q)
+			}
+			got := ""
+			if len(res.Hits) > 0 {
+				got = res.Hits[0].Title
+			}
+			if got != c.want || c.n >= 0 && len(res.Hits) != c.n {
+				t.Errorf("scan=%v %+v: got %q (%d hits: %v), want %q (%d)", useScan, c.q, got, len(res.Hits), titles(res), c.want, c.n)
+			}
+		}
+	}
+}
+
+// TestFallbackWhenIndexIsUnusable: a corrupt or locked index never stops a search.
+func TestFallbackWhenIndexIsUnusable(t *testing.T) {
+	r := fixtureRepo(t)
+	ctx := context.Background()
+	if _, err := Rebuild(ctx, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// a writer holds the index: a reader with a short timeout scans instead
+	l := newLayout(r)
+	w, err := openBleve(l.current(), false, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(r.Root(), "x.txt"), []byte("x"), 0o644) // no learnings change
+	ix, err := Open(ctx, r, Options{LockTimeout: 100 * time.Millisecond, NoBuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(ctx, Query{Text: "oauth"})
+	if err != nil || res.Source != "scan" || len(res.Hits) == 0 || res.Note == "" {
+		t.Fatalf("locked: %v %+v", err, res)
+	}
+	ix.Close()
+	w.Close()
+
+	// corrupt: the next opener throws it away and rebuilds
+	gen := l.current()
+	if err := os.WriteFile(filepath.Join(gen, "store", "root.bolt"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(ctx, r, Options{NoBuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ = ix.Search(ctx, Query{Text: "oauth"})
+	if res.Source != "scan" || !ix.NeedsBuild {
+		t.Errorf("corrupt, NoBuild: source %s needsBuild %v", res.Source, ix.NeedsBuild)
+	}
+	ix.Close()
+	res = find(t, r, Query{Text: "oauth"})
+	if res.Source != "index" || len(res.Hits) == 0 {
+		t.Errorf("after rebuild: %+v", res)
+	}
+	// deleted: nothing is lost either
+	os.RemoveAll(filepath.Join(r.StateDir(), "index"))
+	if res := find(t, r, Query{Text: "oauth"}); res.Source != "index" || len(res.Hits) == 0 {
+		t.Errorf("after delete: %+v", res)
+	}
+}

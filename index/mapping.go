@@ -1,0 +1,64 @@
+package index
+
+import (
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// Field boosts for text matches: a word in the title says more than one in the body.
+var fieldBoost = map[string]float64{"title": 3, "tags": 2, "entities": 2, "body": 1}
+
+// textFields are searched by free text, in fieldBoost order of weight.
+var textFields = []string{"title", "tags", "entities", "body"}
+
+func newMapping() mapping.IndexMapping {
+	text := func() *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = en.AnalyzerName
+		f.Store = true
+		// No term vectors and no _all field: each would double the cost of a build.
+		// Which words matched, and where, is worked out on the few hits returned.
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		return f
+	}
+	kw := func() *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = true
+		f.IncludeInAll = false
+		f.IncludeTermVectors = false
+		return f
+	}
+	date := bleve.NewDateTimeFieldMapping()
+	date.Store = true
+	date.IncludeInAll = false
+	num := bleve.NewNumericFieldMapping()
+	num.Store = true
+	num.IncludeInAll = false
+	num.Index = false
+
+	doc := bleve.NewDocumentStaticMapping()
+	for _, f := range textFields {
+		doc.AddFieldMappingsAt(f, text())
+	}
+	for _, f := range []string{"id", "project", "kind", "confidence", "status"} {
+		doc.AddFieldMappingsAt(f, kw())
+	}
+	tag := kw()
+	tag.Store = false
+	doc.AddFieldMappingsAt("tag", tag)
+	doc.AddFieldMappingsAt("created", date)
+	doc.AddFieldMappingsAt("updated", date)
+	doc.AddFieldMappingsAt("seen", num)
+
+	m := bleve.NewIndexMapping()
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = en.AnalyzerName
+	m.IndexDynamic = false
+	m.StoreDynamic = false
+	m.ScoringModel = "bm25"
+	return m
+}

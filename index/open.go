@@ -1,0 +1,208 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/gofrs/flock"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// Internal keys bleve stores with the documents: what the index reflects.
+var (
+	keyCommit = []byte("reflect.commit")
+	keyTree   = []byte("reflect.tree")
+)
+
+// Options say how long Open may wait and how much it may do.
+type Options struct {
+	// LockTimeout bounds each wait for a lock (bleve's, and the index writer lock).
+	LockTimeout time.Duration
+	// CatchUpLimit is the most changed learnings Open indexes inline before it
+	// searches; beyond it the index is searched as it is and Fresh is false. 0: no limit.
+	CatchUpLimit int
+	// NoBuild: when there is no usable index, fall back to scanning instead of
+	// building one inline (hooks: a build costs seconds at 10,000 learnings).
+	NoBuild bool
+	// Progress, when set, is told how a full build goes.
+	Progress func(done, total int)
+}
+
+// Errors that make Open fall back to a scan.
+var (
+	ErrMissing = errors.New("index: no index yet")
+	ErrLocked  = errors.New("index: locked by another process")
+)
+
+// layout is where the generations of one repository's index live.
+type layout struct {
+	repo *gitstore.Repo
+	dir  string // .git/reflect/index
+	lock string // .git/reflect/locks/index
+}
+
+func newLayout(r *gitstore.Repo) layout {
+	return layout{repo: r, dir: filepath.Join(r.StateDir(), "index"), lock: filepath.Join(r.StateDir(), "locks", "index")}
+}
+
+func (l layout) current() string {
+	b, err := os.ReadFile(filepath.Join(l.dir, "CURRENT"))
+	name := strings.TrimSpace(string(b))
+	if err != nil || name == "" || strings.ContainsAny(name, `/\`) {
+		return ""
+	}
+	return filepath.Join(l.dir, name)
+}
+
+// swap makes gen the live generation and removes the others.
+func (l layout) swap(gen string) error {
+	tmp := filepath.Join(l.dir, "CURRENT."+ulid.Make().String())
+	if err := os.WriteFile(tmp, []byte(filepath.Base(gen)+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(l.dir, "CURRENT")); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	l.prune(gen)
+	return nil
+}
+
+// prune removes generations other than keep, and builds abandoned an hour ago. A reader
+// that still has an old generation open keeps reading it (POSIX keeps unlinked files).
+func (l layout) prune(keep string) {
+	entries, _ := os.ReadDir(l.dir)
+	for _, e := range entries {
+		p := filepath.Join(l.dir, e.Name())
+		switch {
+		case p == keep || !e.IsDir():
+		case strings.HasPrefix(e.Name(), "gen-"):
+			os.RemoveAll(p)
+		case strings.HasPrefix(e.Name(), "build-"):
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				os.RemoveAll(p)
+			}
+		}
+	}
+}
+
+// writerLock serialises the processes that change the live generation.
+func (l layout) writerLock(ctx context.Context, timeout time.Duration) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(l.lock), 0o755); err != nil {
+		return nil, err
+	}
+	fl := flock.New(l.lock)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("%w: %s", ErrLocked, l.lock)
+	}
+	return func() { fl.Unlock() }, nil
+}
+
+func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, error) {
+	if _, err := os.Stat(filepath.Join(dir, "index_meta.json")); err != nil {
+		return nil, ErrMissing
+	}
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	idx, err := bleve.OpenUsing(dir, map[string]any{"read_only": readOnly, "bolt_timeout": timeout.String()})
+	if err != nil {
+		if strings.Contains(err.Error(), "timeout") {
+			return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
+		}
+		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
+	return idx, nil
+}
+
+// reflects reads the commit and learnings tree an index was last brought to.
+func reflects(idx bleve.Index) (commit, tree plumbing.Hash) {
+	c, _ := idx.GetInternal(keyCommit)
+	t, _ := idx.GetInternal(keyTree)
+	return plumbing.NewHash(string(c)), plumbing.NewHash(string(t))
+}
+
+// target is the state of git an index should reflect.
+type target struct {
+	commit, tree plumbing.Hash
+}
+
+func headTarget(r *gitstore.Repo) (target, error) {
+	head, err := r.Head()
+	if err != nil {
+		return target{}, err
+	}
+	tree, err := r.TreeOf(head, learnings.Dir)
+	return target{head, tree}, err
+}
+
+// catchUp brings a writable index from the tree it reflects to t, parsing only the
+// learnings that differ. A file that no longer parses leaves the index (and is reported).
+func catchUp(ctx context.Context, r *gitstore.Repo, idx bleve.Index, t target, limit int) (changed int, bad []error, err error) {
+	_, from := reflects(idx)
+	if from == t.tree {
+		return 0, nil, nil
+	}
+	changes, err := r.DiffTrees(from, t.tree, learnings.Dir)
+	if err != nil {
+		return 0, nil, err
+	}
+	if limit > 0 && len(changes) > limit {
+		return len(changes), nil, errTooBehind
+	}
+	b := idx.NewBatch()
+	for i, c := range changes {
+		if i%256 == 0 && ctx.Err() != nil {
+			return 0, nil, ctx.Err()
+		}
+		if c.To.IsZero() || !strings.HasSuffix(c.Path, ".md") {
+			b.Delete(c.Path)
+			continue
+		}
+		d, err := readDoc(r, c.Path, c.To)
+		if err != nil {
+			bad = append(bad, err)
+			b.Delete(c.Path)
+			continue
+		}
+		if err := b.Index(c.Path, d.fields()); err != nil {
+			return 0, nil, err
+		}
+	}
+	b.SetInternal(keyCommit, []byte(t.commit.String()))
+	b.SetInternal(keyTree, []byte(t.tree.String()))
+	return len(changes), bad, idx.Batch(b)
+}
+
+var errTooBehind = errors.New("index: too far behind to catch up inline")
+
+func readDoc(r *gitstore.Repo, path string, blob plumbing.Hash) (Doc, error) {
+	raw, err := r.ReadBlob(blob)
+	if err != nil {
+		return Doc{}, err
+	}
+	l, err := learnings.Parse(path, raw)
+	if err != nil {
+		return Doc{}, err
+	}
+	return DocOf(path, l), nil
+}
+
+type timeDuration = time.Duration
+
+const defaultLockTimeout = 2 * time.Second
+
+var zeroHash plumbing.Hash

@@ -1,0 +1,434 @@
+package index
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Query is one search. Text is what a person typed (bleve query-string syntax, plus a|b
+// for alternatives); Terms is what recall asks (analyzed words, any of which may match).
+type Query struct {
+	Text     string
+	Terms    []string
+	Projects []string // learnings of these projects only; empty: every project
+	Kinds    []string
+	Tags     []string
+	Statuses []string // empty: current only
+	Limit    int
+	Snippets bool
+}
+
+// Hit is one learning found.
+type Hit struct {
+	Doc
+	Score   float64  `json:"score"`
+	Terms   []string `json:"terms,omitempty"`  // query words found (analyzed form)
+	Fields  []string `json:"fields,omitempty"` // fields they were found in
+	Snippet string   `json:"snippet,omitempty"`
+	// Marks are the byte ranges of matched words in Snippet.
+	Marks [][2]int `json:"-"`
+}
+
+// Result is what a search found.
+type Result struct {
+	Hits  []Hit  `json:"hits"`
+	Total uint64 `json:"total"`
+	// Source is "index", or "scan" when the index could not be used.
+	Source string `json:"source"`
+	Note   string `json:"note,omitempty"`
+	// Weights is the inverse document frequency of each of Query.Terms: how much
+	// finding that word says about a learning.
+	Weights map[string]float64 `json:"-"`
+	Took    time.Duration      `json:"-"`
+}
+
+var analysisMapping = newMapping()
+
+// Analyze returns the words of text as the index stores them (lower case, stemmed,
+// without stop words), in order, without repeats.
+func Analyze(text string) []string {
+	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(en.AnalyzerName, []byte(text))
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range ts {
+		w := string(t.Term)
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (q Query) limit() int {
+	if q.Limit <= 0 {
+		return 10
+	}
+	return q.Limit
+}
+
+func (q Query) statuses() []string {
+	if len(q.Statuses) == 0 {
+		return []string{"current"}
+	}
+	return q.Statuses
+}
+
+// bleveQuery is the text part of q.
+func (q Query) bleveQuery() query.Query {
+	if len(q.Terms) > 0 {
+		var alts []query.Query
+		for _, t := range q.Terms {
+			for _, f := range textFields {
+				tq := bleve.NewTermQuery(t)
+				tq.SetField(f)
+				tq.SetBoost(fieldBoost[f])
+				alts = append(alts, tq)
+			}
+		}
+		return bleve.NewDisjunctionQuery(alts...)
+	}
+	return parseText(q.Text)
+}
+
+// parseText turns a person's query into bleve's: each space-separated term is read as
+// bleve query-string syntax (field:word, "a phrase", +must, -not, word^2, fuzzy~), and a
+// term made of alternatives a|b|c matches any of them. A bare word also matches the title
+// with a boost, so a learning named for the word comes first.
+func parseText(text string) query.Query {
+	var must, should, not []query.Query
+	for _, tok := range splitTerms(text) {
+		op := byte(0)
+		if tok[0] == '+' || tok[0] == '-' {
+			op, tok = tok[0], tok[1:]
+		}
+		if tok == "" {
+			continue
+		}
+		var alts []query.Query
+		for _, alt := range splitAlternatives(tok) {
+			alts = append(alts, termQuery(alt))
+		}
+		var q query.Query = bleve.NewDisjunctionQuery(alts...)
+		if len(alts) == 1 {
+			q = alts[0]
+		}
+		switch op {
+		case '+':
+			must = append(must, q)
+		case '-':
+			not = append(not, q)
+		default:
+			should = append(should, q)
+		}
+	}
+	if len(must) == 0 && len(should) == 0 {
+		if len(not) == 0 {
+			return bleve.NewMatchNoneQuery()
+		}
+		must = append(must, bleve.NewMatchAllQuery())
+	}
+	b := bleve.NewBooleanQuery()
+	if len(must) > 0 {
+		b.AddMust(must...)
+	}
+	if len(should) > 0 {
+		b.AddShould(should...)
+		if len(must) == 0 {
+			b.SetMinShould(1)
+		}
+	}
+	if len(not) > 0 {
+		b.AddMustNot(not...)
+	}
+	return b
+}
+
+func termQuery(s string) query.Query {
+	qs := bleve.NewQueryStringQuery(s)
+	if !bareWord(s) {
+		return qs
+	}
+	title := bleve.NewMatchQuery(s)
+	title.SetField("title")
+	title.SetBoost(fieldBoost["title"])
+	return bleve.NewDisjunctionQuery(qs, title)
+}
+
+func bareWord(s string) bool {
+	return s != "" && !strings.ContainsAny(s, `:"^~*?/\()[]{}<>=!`)
+}
+
+// splitTerms splits on spaces outside double quotes.
+func splitTerms(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			cur.WriteByte(c)
+			i++
+			cur.WriteByte(s[i])
+			continue
+		case c == '"':
+			quoted = !quoted
+		case !quoted && (c == ' ' || c == '\t' || c == '\n'):
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// splitAlternatives splits a|b on bars outside quotes; a term without one is itself.
+func splitAlternatives(s string) []string {
+	var out []string
+	quoted, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			quoted = !quoted
+		case '|':
+			if !quoted {
+				if i > start {
+					out = append(out, s[start:i])
+				}
+				start = i + 1
+			}
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// filters are the conditions every hit must meet; they add nothing to the score.
+func (q Query) filters() []query.Query {
+	var out []query.Query
+	any := func(field string, values []string, lower bool) {
+		if len(values) == 0 {
+			return
+		}
+		var alts []query.Query
+		for _, v := range values {
+			if lower {
+				v = strings.ToLower(v)
+			}
+			tq := bleve.NewTermQuery(v)
+			tq.SetField(field)
+			tq.SetBoost(0)
+			alts = append(alts, tq)
+		}
+		out = append(out, bleve.NewDisjunctionQuery(alts...))
+	}
+	any("status", q.statuses(), false)
+	any("project", q.Projects, false)
+	any("kind", q.Kinds, false)
+	any("tag", q.Tags, true)
+	return out
+}
+
+// Search runs q against the index (or, when it could not be opened, a scan of git).
+func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
+	start := time.Now()
+	if ix.idx == nil {
+		res, err := ix.scan.search(ctx, q)
+		if res != nil {
+			res.Source, res.Note, res.Took = "scan", ix.note, time.Since(start)
+		}
+		return res, err
+	}
+	all := append([]query.Query{q.bleveQuery()}, q.filters()...)
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(all...), q.limit(), 0, false)
+	req.Fields = storedFields
+	sr, err := ix.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Total: sr.Total, Source: "index", Note: ix.note}
+	words := q.words()
+	for _, h := range sr.Hits {
+		hit := Hit{Doc: docFromFields(h.ID, h.Fields), Score: h.Score}
+		hit.explain(words, q.Snippets)
+		res.Hits = append(res.Hits, hit)
+	}
+	if len(q.Terms) > 0 {
+		res.Weights = ix.weights(ctx, q.Terms)
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// weights is the BM25 inverse document frequency of each term over all learnings.
+func (ix *Index) weights(ctx context.Context, terms []string) map[string]float64 {
+	out := make(map[string]float64, len(terms))
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return out
+	}
+	rd, err := adv.Reader()
+	if err != nil {
+		return out
+	}
+	defer rd.Close()
+	n, _ := rd.DocCount()
+	for _, t := range terms {
+		df := uint64(0)
+		for _, f := range textFields {
+			tfr, err := rd.TermFieldReader(ctx, []byte(t), f, false, false, false)
+			if err != nil {
+				continue
+			}
+			df = max(df, tfr.Count())
+			tfr.Close()
+		}
+		out[t] = idf(n, df)
+	}
+	return out
+}
+
+func idf(n, df uint64) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// words are the analyzed words a query looks for (not those it excludes).
+func (q Query) words() map[string]bool {
+	out := map[string]bool{}
+	if len(q.Terms) > 0 {
+		for _, t := range q.Terms {
+			out[t] = true
+		}
+		return out
+	}
+	for _, tok := range splitTerms(q.Text) {
+		if tok[0] == '-' {
+			continue
+		}
+		for _, a := range splitAlternatives(strings.TrimPrefix(tok, "+")) {
+			if i := strings.IndexByte(a, ':'); i > 0 && !strings.HasPrefix(a, `"`) {
+				a = a[i+1:]
+			}
+			for _, w := range Analyze(a) {
+				out[w] = true
+			}
+		}
+	}
+	return out
+}
+
+// explain finds which of words the hit holds, in which fields, and (with snippet) cuts
+// the part of the body around the first of them. It analyzes the stored text of the few
+// hits returned instead of storing term vectors for every learning in the index.
+func (h *Hit) explain(words map[string]bool, withSnippet bool) {
+	terms := map[string]bool{}
+	var spans [][2]int
+	for _, f := range textFields {
+		text := fieldText(h.Doc, f)
+		found := false
+		for _, tok := range tokens(text) {
+			if words[tok.term] {
+				found, terms[tok.term] = true, true
+				if f == "body" {
+					spans = append(spans, [2]int{tok.start, tok.end})
+				}
+			}
+		}
+		if found {
+			h.Fields = append(h.Fields, f)
+		}
+	}
+	h.Terms = keys(terms)
+	if withSnippet {
+		h.Snippet, h.Marks = snippet(h.Body, spans, 160)
+	}
+}
+
+type token struct {
+	term       string
+	start, end int
+}
+
+// tokens analyzes text keeping each word's byte offsets.
+func tokens(text string) []token {
+	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(en.AnalyzerName, []byte(text))
+	if err != nil {
+		return nil
+	}
+	out := make([]token, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, token{string(t.Term), t.Start, t.End})
+	}
+	return out
+}
+
+// snippet cuts about width bytes of body around the first span, on word boundaries,
+// and returns where the spans fall in it.
+func snippet(body string, spans [][2]int, width int) (string, [][2]int) {
+	lead := len(body) - len(strings.TrimLeft(body, " \n\t\r"))
+	body = strings.TrimSpace(body)
+	var kept [][2]int
+	for _, s := range spans {
+		s[0], s[1] = s[0]-lead, s[1]-lead
+		if s[0] >= 0 && s[1] <= len(body) && s[0] < s[1] {
+			kept = append(kept, s)
+		}
+	}
+	spans = kept
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	from := 0
+	if len(spans) > 0 && spans[0][0] > width/3 {
+		from = spans[0][0] - width/3
+		for from > 0 && body[from-1] != ' ' && body[from-1] != '\n' {
+			from--
+		}
+	}
+	to := min(len(body), from+width)
+	for to < len(body) && body[to] != ' ' && body[to] != '\n' {
+		to++
+	}
+	text := body[from:to]
+	prefix := ""
+	if from > 0 {
+		prefix = "…"
+	}
+	var marks [][2]int
+	for _, s := range spans {
+		if s[0] >= from && s[1] <= to {
+			marks = append(marks, [2]int{s[0] - from + len(prefix), s[1] - from + len(prefix)})
+		}
+	}
+	out := prefix + text
+	if to < len(body) {
+		out += "…"
+	}
+	// one line: newlines become spaces (same width, marks stay put)
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, out), marks
+}
