@@ -24,6 +24,21 @@ type Config struct {
 	Git    Git    `toml:"git"`
 	Hooks  Hooks  `toml:"hooks"`
 	Queue  Queue  `toml:"queue"`
+	Recall Recall `toml:"recall"`
+}
+
+// Recall bounds what SessionStart and UserPromptSubmit inject into an agent's context.
+type Recall struct {
+	// MaxLearnings is the most learnings one hook injects.
+	MaxLearnings int `toml:"max_learnings"`
+	// MaxChars bounds the whole injected block, in characters.
+	MaxChars int `toml:"max_chars"`
+	// MinCoverage is the least share (0–1) of the query's weight a learning must match
+	// to be injected: below it a learning shares only a common word with the prompt.
+	MinCoverage float64 `toml:"min_coverage"`
+	// HalfLife is the age at which recency halves the weight of a learning (down to
+	// half its weight, never less: an old rule still counts).
+	HalfLife Duration `toml:"half_life"`
 }
 
 // Hooks holds the deadlines of `reflect hook`: past them a hook gives up and exits 0 with no
@@ -67,7 +82,8 @@ func Default() Config {
 			CaptureTimeout:   Duration(500 * time.Millisecond),
 			CorrectionWindow: Duration(10 * time.Minute),
 		},
-		Queue: Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
+		Queue:  Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
+		Recall: Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4, HalfLife: Duration(180 * 24 * time.Hour)},
 	}
 }
 
@@ -98,6 +114,15 @@ correction_window = "10m"
 digest_max_bytes = 49152
 # A Stop captures a session again only after its transcript grew by this much.
 stop_growth_bytes = 32768
+
+[recall]
+# What SessionStart and UserPromptSubmit inject into the agent's context, at most.
+max_learnings = 3
+max_chars = 1500
+# The least share (0 to 1) of a query's weight a learning must match to be injected.
+min_coverage = 0.4
+# Recency: a learning this old weighs three quarters, and never less than half.
+half_life = "4320h"
 `
 
 // Duration is a time.Duration written in TOML as a string such as "500ms" or "10s".
@@ -185,6 +210,7 @@ func (c Config) validate(path string) error {
 	for key, d := range map[string]Duration{
 		"git.lock_timeout": c.Git.LockTimeout, "hooks.recall_timeout": c.Hooks.RecallTimeout,
 		"hooks.capture_timeout": c.Hooks.CaptureTimeout, "hooks.correction_window": c.Hooks.CorrectionWindow,
+		"recall.half_life": c.Recall.HalfLife,
 	} {
 		if d.Std() == 0 {
 			return &Error{File: path, Key: key, Msg: "must be greater than zero"}
@@ -192,6 +218,15 @@ func (c Config) validate(path string) error {
 	}
 	if c.Queue.DigestMaxBytes < 1024 {
 		return &Error{File: path, Key: "queue.digest_max_bytes", Msg: fmt.Sprintf("must be at least 1024 (got %d)", c.Queue.DigestMaxBytes)}
+	}
+	if c.Recall.MaxLearnings < 0 || c.Recall.MaxLearnings > 20 {
+		return &Error{File: path, Key: "recall.max_learnings", Msg: fmt.Sprintf("must be between 0 and 20 (got %d)", c.Recall.MaxLearnings)}
+	}
+	if c.Recall.MaxChars < 200 {
+		return &Error{File: path, Key: "recall.max_chars", Msg: fmt.Sprintf("must be at least 200 (got %d)", c.Recall.MaxChars)}
+	}
+	if c.Recall.MinCoverage < 0 || c.Recall.MinCoverage > 1 {
+		return &Error{File: path, Key: "recall.min_coverage", Msg: fmt.Sprintf("must be between 0 and 1 (got %v)", c.Recall.MinCoverage)}
 	}
 	if c.Queue.StopGrowthBytes < 0 {
 		return &Error{File: path, Key: "queue.stop_growth_bytes", Msg: "must not be negative"}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/recall"
 	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
@@ -104,7 +105,7 @@ func (e *event) newLearning(title string, kind learnings.Kind, conf learnings.Co
 	l := learnings.New(redact.String(title), e.project(), e.now)
 	l.Kind, l.Confidence = kind, conf
 	host, _ := os.Hostname()
-	_, commit := gitInfo(e.CWD)
+	_, commit := recall.GitHead(e.CWD)
 	l.Source = learnings.Source{Harness: e.harness, Session: e.SessionID, Machine: host, Commit: commit}
 	return l
 }
@@ -138,7 +139,7 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 		return nil
 	}
 	host, _ := os.Hostname()
-	branch, commit := gitInfo(e.CWD)
+	branch, commit := recall.GitHead(e.CWD)
 	res, err := queue.Enqueue(ctx, e.repo, queue.Capture{
 		Harness: e.harness, Session: e.SessionID, TranscriptPath: e.TranscriptPath,
 		LastMessage: e.LastAssistantMessage, Trigger: trigger, Project: e.project(),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
 )
 
 // Options are what `reflect hook` passes in.
@@ -54,6 +55,7 @@ type event struct {
 	log     *slog.Logger
 	now     time.Time
 	report  *report
+	spawn   func(args ...string) // Options.Background
 }
 
 // report is what the hook did, kept in last-event.json for the status line and status.
@@ -111,7 +113,8 @@ func Run(ctx context.Context, o Options) {
 		harness = "codex"
 	}
 	e := &event{Payload: p, harness: harness, repo: r, cfg: r.Config(), log: log, now: start,
-		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()}}
+		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()},
+		spawn:  o.Background}
 
 	deadline := e.cfg.Hooks.CaptureTimeout.Std()
 	if p.Event == "SessionStart" || p.Event == "UserPromptSubmit" {
@@ -156,8 +159,10 @@ func Run(ctx context.Context, o Options) {
 		}
 	}
 	log.Debug("hook done", "event", p.Event, "ms", e.report.Millis)
-	if r.PoolLow() && o.Background != nil {
-		o.Background("--home", r.Root(), "internal", "fill-pool")
+	if e.report.Learned != "" && index.Exists(r) {
+		e.background("internal", "after-write") // index the new learning, refill the pool
+	} else if r.PoolLow() {
+		e.background("internal", "fill-pool")
 	}
 }
 
@@ -165,9 +170,14 @@ func Run(ctx context.Context, o Options) {
 func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	switch e.Event {
 	case "SessionStart":
-		return nil, nil // recall arrives with the index (issue 5)
+		return e.recall(ctx, "")
 	case "UserPromptSubmit":
-		return nil, e.onPrompt(ctx)
+		// recall first: it must not find the learning this very prompt may commit
+		out, rerr := e.recall(ctx, e.Prompt)
+		if err := e.onPrompt(ctx); err != nil {
+			return out, err
+		}
+		return out, rerr
 	case "PostToolUse", "PostToolUseFailure":
 		return nil, e.onToolResult()
 	case "PreCompact":

@@ -29,6 +29,16 @@ type BuildStats struct {
 // up before the swap.
 func Rebuild(ctx context.Context, r *gitstore.Repo, opts Options) (BuildStats, error) {
 	l := newLayout(r)
+	unlock, err := l.takeLock(ctx, l.buildLock, lockTimeout(opts))
+	if err != nil {
+		return BuildStats{}, err
+	}
+	defer unlock()
+	return rebuild(ctx, r, l, opts)
+}
+
+// rebuild is Rebuild under the build lock.
+func rebuild(ctx context.Context, r *gitstore.Repo, l layout, opts Options) (BuildStats, error) {
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		return BuildStats{}, err
 	}
@@ -47,7 +57,7 @@ func Rebuild(ctx context.Context, r *gitstore.Repo, opts Options) (BuildStats, e
 		os.RemoveAll(build)
 		return st, err
 	}
-	unlock, err := l.writerLock(ctx, lockTimeout(opts))
+	unlock, err := l.takeLock(ctx, l.lock, lockTimeout(opts))
 	if err != nil {
 		os.RemoveAll(gen)
 		return st, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -82,14 +83,21 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 		}
 	}
 	if !opts.NoBuild && errors.Is(err, ErrMissing) {
-		if _, berr := Rebuild(ctx, r, opts); berr == nil {
-			if gen := l.current(); gen != "" {
-				if idx, err := openBleve(gen, true, timeout); err == nil {
-					return &Index{idx: idx, Fresh: true}, nil
-				}
-			}
-		} else {
+		// build it, unless another process is already at it: then wait for that one.
+		if unlock, berr := l.takeLock(ctx, l.buildLock, timeout); berr != nil {
 			err = berr
+		} else {
+			if l.current() == "" {
+				_, berr = rebuild(ctx, r, l, opts)
+			}
+			unlock()
+			if berr != nil {
+				err = berr
+			} else if ix, oerr := writeOpen(ctx, r, l, t, opts); oerr == nil {
+				return ix, nil
+			} else {
+				err = oerr
+			}
 		}
 	}
 	sc, serr := newScanner(ctx, r, t)
@@ -102,7 +110,7 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 // writeOpen takes the writer lock and brings the live generation to t, returning it
 // open for writing (which is also fine for reading).
 func writeOpen(ctx context.Context, r *gitstore.Repo, l layout, t target, opts Options) (*Index, error) {
-	unlock, err := l.writerLock(ctx, lockTimeout(opts))
+	unlock, err := l.takeLock(ctx, l.lock, lockTimeout(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -133,4 +141,21 @@ func (l layout) discard(gen string) {
 		os.Remove(l.dir + "/CURRENT")
 	}
 	os.RemoveAll(gen)
+}
+
+// Exists reports whether r has an index to keep up to date (cheap: one small file read).
+func Exists(r *gitstore.Repo) bool { return newLayout(r).current() != "" }
+
+// CatchUp brings an existing index up to HEAD and closes it, giving up at once when another
+// process is writing it (that one, or the next reader, catches up). Without an index it
+// does nothing: the next search builds one.
+func CatchUp(ctx context.Context, r *gitstore.Repo) error {
+	if !Exists(r) {
+		return nil
+	}
+	ix, err := Open(ctx, r, Options{LockTimeout: 50 * time.Millisecond, NoBuild: true})
+	if err != nil {
+		return err
+	}
+	return ix.Close()
 }

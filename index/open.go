@@ -46,13 +46,16 @@ var (
 
 // layout is where the generations of one repository's index live.
 type layout struct {
-	repo *gitstore.Repo
-	dir  string // .git/reflect/index
-	lock string // .git/reflect/locks/index
+	repo      *gitstore.Repo
+	dir       string // .git/reflect/index
+	lock      string // .git/reflect/locks/index: changes to the live generation
+	buildLock string // .git/reflect/locks/index-build: one full build at a time
 }
 
 func newLayout(r *gitstore.Repo) layout {
-	return layout{repo: r, dir: filepath.Join(r.StateDir(), "index"), lock: filepath.Join(r.StateDir(), "locks", "index")}
+	locks := filepath.Join(r.StateDir(), "locks")
+	return layout{repo: r, dir: filepath.Join(r.StateDir(), "index"),
+		lock: filepath.Join(locks, "index"), buildLock: filepath.Join(locks, "index-build")}
 }
 
 func (l layout) current() string {
@@ -96,17 +99,17 @@ func (l layout) prune(keep string) {
 	}
 }
 
-// writerLock serialises the processes that change the live generation.
-func (l layout) writerLock(ctx context.Context, timeout time.Duration) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(l.lock), 0o755); err != nil {
+// takeLock takes one of the index's locks, waiting at most timeout.
+func (l layout) takeLock(ctx context.Context, path string, timeout time.Duration) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	fl := flock.New(l.lock)
+	fl := flock.New(path)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
 	if err != nil || !ok {
-		return nil, fmt.Errorf("%w: %s", ErrLocked, l.lock)
+		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
 	}
 	return func() { fl.Unlock() }, nil
 }

@@ -146,7 +146,7 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 		return in(d.Status, q.statuses()) && (len(q.Projects) == 0 || in(d.Project, q.Projects)) &&
 			(len(q.Kinds) == 0 || in(d.Kind, q.Kinds)) && (len(q.Tags) == 0 || anyTag(d.Tags, q.Tags))
 	}
-	res := &Result{Weights: weights}
+	res := &Result{Weights: weights, MaxWeight: idf(n, 1)}
 	for i, d := range sc.docs {
 		if ctx.Err() != nil {
 			break

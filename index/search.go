@@ -29,10 +29,14 @@ type Query struct {
 // Hit is one learning found.
 type Hit struct {
 	Doc
-	Score   float64  `json:"score"`
-	Terms   []string `json:"terms,omitempty"`  // query words found (analyzed form)
-	Fields  []string `json:"fields,omitempty"` // fields they were found in
-	Snippet string   `json:"snippet,omitempty"`
+	Score  float64  `json:"score"`
+	Terms  []string `json:"terms,omitempty"`  // query words found (analyzed form)
+	Fields []string `json:"fields,omitempty"` // fields they were found in
+	// Strength of each word found: the best over fields of the field's boost times a
+	// saturating count (tf/(tf+1.2)), so a word in the title says more than one in the
+	// body, and a word said five times not much more than one said twice.
+	Strength map[string]float64 `json:"-"`
+	Snippet  string             `json:"snippet,omitempty"`
 	// Marks are the byte ranges of matched words in Snippet.
 	Marks [][2]int `json:"-"`
 }
@@ -47,7 +51,10 @@ type Result struct {
 	// Weights is the inverse document frequency of each of Query.Terms: how much
 	// finding that word says about a learning.
 	Weights map[string]float64 `json:"-"`
-	Took    time.Duration      `json:"-"`
+	// MaxWeight is the weight of a word found in a single learning: the most any one
+	// word can say.
+	MaxWeight float64       `json:"-"`
+	Took      time.Duration `json:"-"`
 }
 
 var analysisMapping = newMapping()
@@ -276,22 +283,22 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		res.Hits = append(res.Hits, hit)
 	}
 	if len(q.Terms) > 0 {
-		res.Weights = ix.weights(ctx, q.Terms)
+		res.Weights, res.MaxWeight = ix.weights(ctx, q.Terms)
 	}
 	res.Took = time.Since(start)
 	return res, nil
 }
 
 // weights is the BM25 inverse document frequency of each term over all learnings.
-func (ix *Index) weights(ctx context.Context, terms []string) map[string]float64 {
+func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float64, float64) {
 	out := make(map[string]float64, len(terms))
 	adv, err := ix.idx.Advanced()
 	if err != nil {
-		return out
+		return out, 1
 	}
 	rd, err := adv.Reader()
 	if err != nil {
-		return out
+		return out, 1
 	}
 	defer rd.Close()
 	n, _ := rd.DocCount()
@@ -307,7 +314,7 @@ func (ix *Index) weights(ctx context.Context, terms []string) map[string]float64
 		}
 		out[t] = idf(n, df)
 	}
-	return out
+	return out, idf(n, 1)
 }
 
 func idf(n, df uint64) float64 {
@@ -344,19 +351,24 @@ func (q Query) words() map[string]bool {
 // hits returned instead of storing term vectors for every learning in the index.
 func (h *Hit) explain(words map[string]bool, withSnippet bool) {
 	terms := map[string]bool{}
+	h.Strength = map[string]float64{}
 	var spans [][2]int
 	for _, f := range textFields {
 		text := fieldText(h.Doc, f)
-		found := false
+		tf := map[string]float64{}
 		for _, tok := range tokens(text) {
 			if words[tok.term] {
-				found, terms[tok.term] = true, true
+				tf[tok.term]++
+				terms[tok.term] = true
 				if f == "body" {
 					spans = append(spans, [2]int{tok.start, tok.end})
 				}
 			}
 		}
-		if found {
+		for t, n := range tf {
+			h.Strength[t] = max(h.Strength[t], fieldBoost[f]*n/(n+1.2))
+		}
+		if len(tf) > 0 {
 			h.Fields = append(h.Fields, f)
 		}
 	}

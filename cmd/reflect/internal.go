@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
 )
 
 // internalCmd groups the commands reflect runs itself, detached, for work that must stay
@@ -25,13 +26,46 @@ func (a *app) internalCmd() *cobra.Command {
 			return r.FillPool()
 		},
 	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "index",
+		Short: "Bring the search index up to HEAD, building it when it is missing or corrupt",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			ix, err := index.Open(cmd.Context(), r, index.Options{LockTimeout: r.Config().Git.LockTimeout.Std()})
+			if err != nil {
+				return err
+			}
+			return ix.Close()
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "after-write",
+		Short: "What follows a write: index the new learnings, refill the file pool",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			err = index.CatchUp(cmd.Context(), r)
+			if perr := r.FillPool(); err == nil {
+				err = perr
+			}
+			return err
+		},
+	})
 	return cmd
 }
 
-// afterWrite starts a background refill of the file pool when a write left it low.
+// afterWrite starts, detached, what follows a write of learnings: the index catches up
+// (so the next hook finds it fresh) and the file pool is refilled.
 func (a *app) afterWrite(r *gitstore.Repo) {
-	if r.PoolLow() {
-		a.background("--home", r.Root(), "internal", "fill-pool")
+	if index.Exists(r) || r.PoolLow() {
+		a.background("--home", r.Root(), "internal", "after-write")
 	}
 }
 

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/recall"
+)
+
+type recallOptions struct {
+	cwd, prompt, session, harness string
+	explain                       bool
+}
+
+func (a *app) recallCmd() *cobra.Command {
+	var o recallOptions
+	cmd := &cobra.Command{
+		Use:   "recall [--cwd DIR] [--prompt TEXT] [--session ID] [--explain]",
+		Short: "Print what a hook would inject: at session start, or for a prompt",
+		Long: `Print exactly what reflect's SessionStart hook (no --prompt) or UserPromptSubmit hook
+(--prompt) would inject into an agent working in --cwd. With --session, learnings already
+injected in that session are left out, as the hook does (recall itself records nothing).
+--explain lists every candidate with the score and the reason it was kept or dropped.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			if o.cwd == "" {
+				o.cwd, _ = os.Getwd()
+			}
+			cwd, err := filepath.Abs(o.cwd)
+			if err != nil {
+				return err
+			}
+			if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+				return flagErrorf("--cwd %s: not a directory", o.cwd)
+			}
+			harness := map[string]string{"claude": "claude-code", "claude-code": "claude-code", "codex": "codex"}[o.harness]
+			if harness == "" {
+				return flagErrorf("--harness must be claude or codex (got %q)", o.harness)
+			}
+			ix, err := a.openIndex(cmd.Context(), r)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			start := time.Now()
+			res, err := recall.Recall(cmd.Context(), r, ix, recall.Request{
+				Harness: harness, Session: o.session, Cwd: cwd, Prompt: o.prompt, DryRun: true,
+			})
+			if err != nil {
+				return err
+			}
+			if res.Note != "" {
+				fmt.Fprintf(a.stderr, "reflect: %s\n", res.Note)
+			}
+			if a.json() {
+				out := map[string]any{"kind": res.Kind, "project": res.Project, "terms": nonNil(res.Terms),
+					"injected": nonNil(res.IDs()), "additional_context": res.Text, "source": res.Source}
+				if o.explain {
+					out["candidates"] = res.Candidates
+				}
+				return a.printJSON(out)
+			}
+			if o.explain {
+				a.explain(res, time.Since(start))
+			}
+			if res.Text == "" {
+				fmt.Fprintln(a.stderr, "nothing to inject")
+				return nil
+			}
+			fmt.Fprintln(a.stdout, res.Text)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.cwd, "cwd", "", "the directory the agent works in (default: this one)")
+	f.StringVar(&o.prompt, "prompt", "", "the user's prompt (default: a session start)")
+	f.StringVar(&o.session, "session", "", "leave out what this session was already given")
+	f.StringVar(&o.harness, "harness", "claude", "the host whose session --session names: claude or codex")
+	f.BoolVar(&o.explain, "explain", false, "say why each candidate was kept or dropped")
+	return cmd
+}
+
+func (a *app) explain(res *recall.Result, took time.Duration) {
+	w := a.stderr
+	fmt.Fprintf(w, "%s recall for %s, %s\n", res.Kind, res.Project, took.Round(100*time.Microsecond))
+	fmt.Fprintf(w, "query words: %s\n", strings.Join(res.Terms, " "))
+	if len(res.Candidates) == 0 {
+		fmt.Fprintln(w, "no candidates")
+	}
+	for _, c := range res.Candidates {
+		mark := "drop"
+		if c.Kept {
+			mark = "KEEP"
+		}
+		fmt.Fprintf(w, "%s %s %s\n     %s\n", mark, c.ID, truncate(c.Title, 70), c.Why)
+	}
+	fmt.Fprintln(w)
+}

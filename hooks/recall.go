@@ -1,0 +1,56 @@
+package hooks
+
+import (
+	"context"
+	"time"
+
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/recall"
+)
+
+// recall answers SessionStart (prompt "") and UserPromptSubmit with the learnings worth
+// injecting, as the hook's output (nil when nothing qualifies). It never waits long: the
+// index is opened with a short lock timeout, a missing index is scanned instead (and
+// rebuilt in the background), and a stale one is caught up inline only when few
+// learnings changed.
+func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
+	deadline, ok := ctx.Deadline()
+	budget := e.cfg.Hooks.RecallTimeout.Std()
+	if ok {
+		budget = time.Until(deadline)
+	}
+	// opening (and, at worst, scanning) may take most of the budget; searching and
+	// rendering need the rest.
+	openCtx, cancel := context.WithTimeout(ctx, budget*6/10)
+	defer cancel()
+	ix, err := index.Open(openCtx, e.repo, index.Options{
+		LockTimeout:  min(250*time.Millisecond, budget/4),
+		CatchUpLimit: 500,
+		NoBuild:      true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	if !ix.Fresh {
+		e.background("internal", "index")
+	}
+	res, err := recall.Recall(ctx, e.repo, ix, recall.Request{
+		Harness: e.harness, Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Now: e.now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.report.Recalled = len(res.Injected)
+	if res.Text == "" {
+		return nil, nil
+	}
+	return &Output{HookSpecificOutput: &SpecificOutput{HookEventName: e.Event, AdditionalContext: res.Text}}, nil
+}
+
+// background starts a detached reflect on this repository, when the caller allows it.
+func (e *event) background(args ...string) {
+	if e.spawn != nil {
+		e.spawn(append([]string{"--home", e.repo.Root()}, args...)...)
+	}
+}

@@ -1,0 +1,98 @@
+package recall
+
+import (
+	"strings"
+
+	"github.com/reflect-memory/reflect/index"
+)
+
+// Words people use to talk to an agent that say nothing about the work (the analyzer has
+// already removed English stop words; these are in their analyzed form).
+var chatter = setOf(index.Analyze(`please pls thanks thank ok okay hey hi hello can could would
+	you your i me my we us our let lets go get got make sure look take check try help need
+	want like just also now again still really actually maybe think know see thing things
+	something stuff work working works done do does did doing use using used way good bad
+	new old one two run fix fixed fixing issue problem question why how what when where
+	which who whom whose`))
+
+// Branch name words that say nothing about the work.
+var branchNoise = setOf(index.Analyze(`main master trunk develop development dev head
+	feat feature features fix bugfix hotfix chore wip refactor release releases topic tmp
+	test tests ci docs doc`))
+
+func setOf(words []string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+const maxTerms = 32
+
+// PromptTerms are the words of a prompt recall searches for.
+func PromptTerms(prompt string) []string {
+	return filterTerms(index.Analyze(clean(prompt)), chatter)
+}
+
+// StartTerms are the words a session start searches for: the branch (not main or
+// master) and the subjects of recent commits. The project key itself scopes the search.
+func StartTerms(w Workspace) []string {
+	var parts []string
+	if w.Branch != "" {
+		parts = append(parts, strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ").Replace(w.Branch))
+	}
+	parts = append(parts, w.Subjects...)
+	var words []string
+	for i, p := range parts {
+		ws := index.Analyze(clean(p))
+		if i == 0 && w.Branch != "" {
+			ws = filterTerms(ws, branchNoise)
+		}
+		words = append(words, ws...)
+	}
+	return filterTerms(words, chatter)
+}
+
+// clean drops what is not prose: long hex ids, numbers and very long tokens.
+func clean(s string) string {
+	f := strings.Fields(s)
+	out := f[:0]
+	for _, w := range f {
+		t := strings.Trim(w, ".,;:()[]{}'\"`")
+		if len(t) > 40 || isNumberish(t) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
+}
+
+func isNumberish(s string) bool {
+	if s == "" {
+		return false
+	}
+	digits := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			digits++
+		}
+	}
+	return digits*2 > len(s)
+}
+
+func filterTerms(words []string, drop map[string]bool) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range words {
+		if drop[w] || seen[w] || len(w) < 2 {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+		if len(out) == maxTerms {
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,305 @@
+// Package recall decides what a hook injects into an agent's context: the query (from a
+// prompt, or at session start from the workspace's project, branch and recent commits),
+// the ranking (text score × confidence × recency, boosted for the current project), the
+// gates that keep irrelevant learnings out, the per-session dedupe, and the rendered block.
+package recall
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/queue"
+)
+
+// Request is one recall: at session start (no Prompt) or for a prompt.
+type Request struct {
+	Harness string // claude-code, codex, … (names the dedupe state with Session)
+	Session string // empty: no dedupe
+	Cwd     string
+	Prompt  string
+	Now     time.Time
+	// Workspace, when set, replaces reading Cwd's repository (tests, the relevance suite).
+	Workspace *Workspace
+	// DryRun reads the session's dedupe state but does not add to it (`reflect recall`).
+	DryRun bool
+}
+
+// Candidate is a learning the index returned, with the reckoning that kept or dropped it.
+type Candidate struct {
+	index.Hit
+	Final    float64 `json:"final"`    // the ranking score
+	Coverage float64 `json:"coverage"` // share of the query's weight it matched
+	Evidence float64 `json:"evidence"` // weight × strength of the words it holds
+	Kept     bool    `json:"kept"`
+	Why      string  `json:"why"`
+}
+
+// Result is what a hook injects, and how it got there.
+type Result struct {
+	Kind       string      `json:"kind"` // "start" or "prompt"
+	Project    string      `json:"project"`
+	Terms      []string    `json:"terms"`
+	Candidates []Candidate `json:"candidates"`
+	Injected   []Candidate `json:"-"`
+	Text       string      `json:"text"` // the additionalContext; "" when nothing qualifies
+	Source     string      `json:"source"`
+	Note       string      `json:"note,omitempty"`
+}
+
+// IDs are the ids of the injected learnings.
+func (r *Result) IDs() []string {
+	var out []string
+	for _, c := range r.Injected {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+// Run opens the index of repo (catching it up, within opts) and recalls for req.
+func Run(ctx context.Context, repo *gitstore.Repo, req Request, opts index.Options) (*Result, error) {
+	ix, err := index.Open(ctx, repo, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	return Recall(ctx, repo, ix, req)
+}
+
+// Recall runs req against an open index. Seen ids come from, and injected ids go to,
+// the session's state under .git/reflect/state/recall/.
+func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Request) (*Result, error) {
+	cfg := repo.Config().Recall
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	ws := req.Workspace
+	if ws == nil {
+		n := 0
+		if req.Prompt == "" {
+			n = 5
+		}
+		w := ReadWorkspace(req.Cwd, n)
+		ws = &w
+	}
+	res := &Result{Kind: "prompt", Project: ws.Project}
+	if req.Prompt == "" {
+		res.Kind = "start"
+		res.Terms = StartTerms(*ws)
+	} else {
+		res.Terms = PromptTerms(req.Prompt)
+	}
+	if len(res.Terms) == 0 || cfg.MaxLearnings == 0 {
+		return res, nil
+	}
+	scope := []string{learnings.Global}
+	if ws.Project != learnings.Global {
+		scope = append(scope, ws.Project)
+	}
+	hits, err := ix.Search(ctx, index.Query{Terms: res.Terms, Projects: scope, Limit: 25})
+	if err != nil {
+		return nil, err
+	}
+	res.Source, res.Note = hits.Source, hits.Note
+	seen := readSeen(repo, req)
+	res.Candidates = rank(hits, res.Terms, ws.Project, req.Now, cfg)
+	pick(res, seen, cfg)
+	res.Text = Render(res.Injected, cfg.MaxChars)
+	if len(res.Injected) > 0 && req.Session != "" && !req.DryRun {
+		if err := writeSeen(repo, req, res.IDs()); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// Weights of a learning's confidence.
+var confidenceWeight = map[string]float64{"high": 1, "medium": 0.85, "low": 0.6}
+
+const projectBoost = 1.25 // the current project's learnings over global ones
+
+// The gates, calibrated on the relevance suite in fixtures/relevance (vars so that its
+// sweep can vary them).
+var (
+	// relativeFloor: a candidate under this share of the best one's score is a weaker
+	// match that would only dilute the context.
+	relativeFloor = 0.5
+	// strongEvidence is, in words found only in one learning's body, the evidence that
+	// makes a learning relevant to a long query even when it matches a small share of it
+	// (a pasted error message, a prompt that explains a lot).
+	strongEvidence = 6.0
+)
+
+// rank scores the candidates: Evidence is the sum over the query words a learning holds
+// of their weight (rarer words weigh more) times their strength in it (title over body),
+// in units of one rare word; Final multiplies it by confidence, recency and the project
+// boost.
+func rank(hits *index.Result, terms []string, project string, now time.Time, cfg config.Recall) []Candidate {
+	total := 0.0
+	for _, t := range terms {
+		total += hits.Weights[t]
+	}
+	unit := hits.MaxWeight * bodyOnce
+	if unit <= 0 {
+		unit = 1
+	}
+	var out []Candidate
+	for _, h := range hits.Hits {
+		c := Candidate{Hit: h}
+		got, ev := 0.0, 0.0
+		for _, t := range h.Terms {
+			got += hits.Weights[t]
+			ev += hits.Weights[t] * h.Strength[t]
+		}
+		if total > 0 {
+			c.Coverage = got / total
+		}
+		c.Evidence = ev / unit
+		when := h.Updated
+		if when.IsZero() {
+			when = h.Created
+		}
+		age := max(0, now.Sub(when).Hours())
+		recency := 0.5 + 0.5*math.Exp2(-age/max(1, cfg.HalfLife.Std().Hours()))
+		conf, ok := confidenceWeight[h.Confidence]
+		if !ok {
+			conf = confidenceWeight["low"]
+		}
+		boost := 1.0
+		if h.Project == project && project != learnings.Global {
+			boost = projectBoost
+		}
+		c.Final = rankBase(c) * conf * recency * boost
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Final > out[j].Final })
+	return out
+}
+
+// rankBase is what Final multiplies: bleve's BM25 score (length-normalised: a long
+// learning that mentions everything does not outrank a short one about the point).
+var rankBase = func(c Candidate) float64 { return c.Score }
+
+// bodyOnce is the strength of a word said once in the body: the unit of evidence.
+const bodyOnce = 1 / 2.2
+
+// pick applies the gates in order and fills the budget.
+func pick(res *Result, seen map[string]bool, cfg config.Recall) {
+	best := 0.0
+	for _, c := range res.Candidates {
+		if !seen[c.ID] {
+			best = max(best, c.Final)
+		}
+	}
+	minTerms := min(2, len(res.Terms))
+	for i := range res.Candidates {
+		c := &res.Candidates[i]
+		switch {
+		case seen[c.ID]:
+			c.Why = "already injected in this session"
+		case len(c.Terms) < minTerms:
+			c.Why = fmt.Sprintf("matches only %q", strings.Join(c.Terms, ", "))
+		case c.Coverage < cfg.MinCoverage && c.Evidence < strongEvidence:
+			c.Why = fmt.Sprintf("weak match: %.0f%% of the query's weight (%s), evidence %.1f", 100*c.Coverage, strings.Join(c.Terms, ", "), c.Evidence)
+		case c.Final < relativeFloor*best:
+			c.Why = fmt.Sprintf("scores %.2f, under %.0f%% of the best (%.2f)", c.Final, 100*relativeFloor, best)
+		case len(res.Injected) >= cfg.MaxLearnings:
+			c.Why = fmt.Sprintf("over the budget of %d learnings", cfg.MaxLearnings)
+		case len(res.Injected) > 0 && utf8.RuneCountInString(Render(append(append([]Candidate(nil), res.Injected...), *c), cfg.MaxChars)) > cfg.MaxChars:
+			c.Why = fmt.Sprintf("over the budget of %d characters", cfg.MaxChars)
+		default:
+			c.Kept = true
+			c.Why = fmt.Sprintf("score %.2f, evidence %.1f, matches %.0f%% of the query (%s)", c.Final, c.Evidence, 100*c.Coverage, strings.Join(c.Terms, ", "))
+			res.Injected = append(res.Injected, *c)
+		}
+	}
+}
+
+// Render is the block injected as additionalContext: each learning's id, title, kind,
+// confidence and date, then as much of its body as the budget allows, shared equally.
+func Render(cs []Candidate, maxChars int) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	noun := "learnings"
+	if len(cs) == 1 {
+		noun = "learning"
+	}
+	fmt.Fprintf(&b, "reflect recalled %d %s from this user's memory (reviewed notes from past sessions; `reflect show ID` for the full text):\n", len(cs), noun)
+	heads := make([]string, len(cs))
+	used := utf8.RuneCountInString(b.String())
+	for i, c := range cs {
+		date := c.Updated
+		if date.IsZero() {
+			date = c.Created
+		}
+		scope := ""
+		if c.Project == learnings.Global {
+			scope = " · global"
+		}
+		heads[i] = fmt.Sprintf("\n- %s — %s [%s · %s confidence · %s%s]\n", c.ID, c.Title, c.Kind, c.Confidence, date.Format("2006-01-02"), scope)
+		used += utf8.RuneCountInString(heads[i])
+	}
+	share := (maxChars - used) / len(cs)
+	for i, c := range cs {
+		b.WriteString(heads[i])
+		if share > 40 {
+			body := strings.Join(strings.Fields(c.Body), " ")
+			b.WriteString("  " + queue.Clip(body, share-3) + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func seenPath(repo *gitstore.Repo, req Request) string {
+	return filepath.Join(repo.StateDir(), "state", "recall", queue.StateName(req.Harness, req.Session))
+}
+
+func readSeen(repo *gitstore.Repo, req Request) map[string]bool {
+	seen := map[string]bool{}
+	if req.Session == "" {
+		return seen
+	}
+	f, err := os.Open(seenPath(repo, req))
+	if err != nil {
+		return seen
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if id := strings.TrimSpace(sc.Text()); id != "" {
+			seen[id] = true
+		}
+	}
+	return seen
+}
+
+// writeSeen appends ids to the session's list: one short write, safe beside another hook
+// of the same session.
+func writeSeen(repo *gitstore.Repo, req Request, ids []string) error {
+	p := seenPath(repo, req)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strings.Join(ids, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,147 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+)
+
+func setHome(t testing.TB) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
+
+// relevanceRepo is a knowledge repository holding the relevance corpus; keys maps ids back
+// to corpus keys.
+func relevanceRepo(t testing.TB) (*gitstore.Repo, map[string]string, []fixtures.RelQuery) {
+	t.Helper()
+	setHome(t)
+	ls, qs, err := fixtures.Relevance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, keys := map[string]string{}, map[string]string{}
+	for _, l := range ls {
+		ids[l.Key] = fixtures.RelID(l)
+		keys[ids[l.Key]] = l.Key
+	}
+	files := map[string][]byte{}
+	for _, l := range ls {
+		p, data := l.Render(ids)
+		files[p] = data
+	}
+	if _, err := r.Commit(ctx, "relevance corpus", files); err != nil {
+		t.Fatal(err)
+	}
+	return r, keys, qs
+}
+
+// suiteNow is the day the suite's queries are asked (the corpus ends in November 2026).
+var suiteNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// TestRelevance measures recall on the labelled suite: precision@3 (of what is injected,
+// the share labelled relevant) and the share of queries that inject anything irrelevant
+// (labelled neither relevant nor related). Targets: ≥ 0.8 and ≤ 5%.
+func TestRelevance(t *testing.T) {
+	r, keys, qs := relevanceRepo(t)
+	ctx := context.Background()
+	ix, err := index.Open(ctx, r, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var injected, relevant, wantRelevant, gotRelevant, dirty, silentNeg, negatives int
+	var report []string
+	for _, q := range qs {
+		ws := &Workspace{Project: q.Project, Branch: q.Branch, Subjects: q.Commits}
+		res, err := Recall(ctx, r, ix, Request{Workspace: ws, Prompt: q.Prompt, Now: suiteNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, ok := map[string]bool{}, map[string]bool{}
+		for _, k := range q.Relevant {
+			rel[k], ok[k] = true, true
+		}
+		for _, k := range q.Related {
+			ok[k] = true
+		}
+		var got []string
+		bad := false
+		for _, c := range res.Injected {
+			k := keys[c.ID]
+			mark := "✗"
+			switch {
+			case rel[k]:
+				mark = "✓"
+				relevant++
+			case ok[k]:
+				mark = "~"
+			default:
+				bad = true
+			}
+			got = append(got, mark+k)
+		}
+		injected += len(res.Injected)
+		wantRelevant += len(q.Relevant)
+		for _, c := range res.Injected {
+			if rel[keys[c.ID]] {
+				gotRelevant++
+			}
+		}
+		if bad {
+			dirty++
+		}
+		if len(q.Relevant) == 0 {
+			negatives++
+			if len(res.Injected) == 0 {
+				silentNeg++
+			}
+		}
+		line := fmt.Sprintf("%-45s want %v got %v", q.Name, q.Relevant, got)
+		if bad || len(q.Relevant) > 0 && len(got) == 0 {
+			line = "!! " + line
+			var why []string
+			for _, c := range res.Candidates[:min(5, len(res.Candidates))] {
+				why = append(why, fmt.Sprintf("%s %.2f ev %.2f cov %.2f [%s] %s", keys[c.ID], c.Final, c.Evidence, c.Coverage, strings.Join(c.Terms, " "), c.Why))
+			}
+			line += "\n      terms: " + strings.Join(res.Terms, " ") + "\n      top: " + strings.Join(why, "\n           ")
+		}
+		report = append(report, line)
+	}
+	sort.Strings(report)
+	precision := float64(relevant) / float64(max(1, injected))
+	dirtyShare := float64(dirty) / float64(len(qs))
+	recallShare := float64(gotRelevant) / float64(max(1, wantRelevant))
+	summary := fmt.Sprintf("relevance: %d queries (%d negative): precision@3 %.3f, queries injecting something irrelevant %.1f%% (%d), relevant found %.3f, negatives left silent %d/%d, injected %d",
+		len(qs), negatives, precision, 100*dirtyShare, dirty, recallShare, silentNeg, negatives, injected)
+	t.Log(summary)
+	if testing.Verbose() {
+		for _, l := range report {
+			t.Log(l)
+		}
+	}
+	if precision < 0.8 || dirtyShare > 0.05 {
+		for _, l := range report {
+			if strings.HasPrefix(l, "!!") {
+				t.Log(l)
+			}
+		}
+		t.Errorf("below target: %s", summary)
+	}
+}
