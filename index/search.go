@@ -162,19 +162,26 @@ func parseText(text string) query.Query {
 	return b
 }
 
+// termQuery is one term of a person's query. A term that names its field (title:oauth)
+// is bleve's; any other is asked of every text field, the title, tags and entities
+// weighing more than the body.
 func termQuery(s string) query.Query {
-	qs := bleve.NewQueryStringQuery(s)
-	if !bareWord(s) {
-		return qs
+	if fieldNamed(s) {
+		return bleve.NewQueryStringQuery(s)
 	}
-	title := bleve.NewMatchQuery(s)
-	title.SetField("title")
-	title.SetBoost(fieldBoost["title"])
-	return bleve.NewDisjunctionQuery(qs, title)
+	var alts []query.Query
+	for _, f := range textFields {
+		q := bleve.NewQueryStringQuery(f + ":" + s)
+		q.SetBoost(fieldBoost[f])
+		alts = append(alts, q)
+	}
+	return bleve.NewDisjunctionQuery(alts...)
 }
 
-func bareWord(s string) bool {
-	return s != "" && !strings.ContainsAny(s, `:"^~*?/\()[]{}<>=!`)
+// fieldNamed reports whether a term starts with field: (outside quotes).
+func fieldNamed(s string) bool {
+	i := strings.IndexByte(s, ':')
+	return i > 0 && !strings.ContainsAny(s[:i], `"\ `)
 }
 
 // splitTerms splits on spaces outside double quotes.

@@ -54,31 +54,45 @@ func StartTerms(w Workspace) []string {
 	return filterTerms(words, chatter)
 }
 
-// clean drops what is not prose: long hex ids, numbers and very long tokens.
+// clean drops what is not prose: ids (hex runs such as commit hashes and UUIDs), long
+// numbers (three or four digits stay: status codes and ports mean something) and very
+// long tokens.
 func clean(s string) string {
-	f := strings.Fields(s)
-	out := f[:0]
-	for _, w := range f {
-		t := strings.Trim(w, ".,;:()[]{}'\"`")
-		if len(t) > 40 || isNumberish(t) {
-			continue
+	var out []string
+	for _, w := range strings.Fields(s) {
+		var keep []string
+		for _, part := range strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune("-_.:/=#@,;()[]{}'\"`", r) }) {
+			if len(part) > 40 || isID(part) {
+				continue
+			}
+			keep = append(keep, part)
 		}
-		out = append(out, w)
+		if len(keep) > 0 {
+			out = append(out, strings.Join(keep, " "))
+		}
 	}
 	return strings.Join(out, " ")
 }
 
-func isNumberish(s string) bool {
-	if s == "" {
-		return false
-	}
-	digits := 0
+// isID reports whether s is a number not of three or four digits, or a run of hex digits
+// with both digits and letters (a hash, part of a UUID, an address).
+func isID(s string) bool {
+	s = strings.TrimPrefix(strings.ToLower(s), "0x")
+	digits, hex := 0, 0
 	for _, c := range s {
-		if c >= '0' && c <= '9' {
+		switch {
+		case c >= '0' && c <= '9':
 			digits++
+		case c >= 'a' && c <= 'f':
+			hex++
+		default:
+			return false
 		}
 	}
-	return digits*2 > len(s)
+	if hex == 0 {
+		return digits >= 5 || digits < 3
+	}
+	return digits > 0 && digits+hex >= 4
 }
 
 func filterTerms(words []string, drop map[string]bool) []string {

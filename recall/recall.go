@@ -216,7 +216,7 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall) {
 			c.Why = fmt.Sprintf("scores %.2f, under %.0f%% of the best (%.2f)", c.Final, 100*relativeFloor, best)
 		case len(res.Injected) >= cfg.MaxLearnings:
 			c.Why = fmt.Sprintf("over the budget of %d learnings", cfg.MaxLearnings)
-		case len(res.Injected) > 0 && utf8.RuneCountInString(Render(append(append([]Candidate(nil), res.Injected...), *c), cfg.MaxChars)) > cfg.MaxChars:
+		case utf8.RuneCountInString(Render(append(append([]Candidate(nil), res.Injected...), *c), cfg.MaxChars)) > cfg.MaxChars:
 			c.Why = fmt.Sprintf("over the budget of %d characters", cfg.MaxChars)
 		default:
 			c.Kept = true
@@ -237,7 +237,7 @@ func Render(cs []Candidate, maxChars int) string {
 	if len(cs) == 1 {
 		noun = "learning"
 	}
-	fmt.Fprintf(&b, "reflect recalled %d %s from this user's memory (reviewed notes from past sessions; `reflect show ID` for the full text):\n", len(cs), noun)
+	fmt.Fprintf(&b, "reflect recalled %d %s from this user's memory (notes from past sessions, possibly out of date; `reflect show ID` for the full text):\n", len(cs), noun)
 	heads := make([]string, len(cs))
 	used := utf8.RuneCountInString(b.String())
 	for i, c := range cs {

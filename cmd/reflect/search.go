@@ -189,7 +189,14 @@ func (a *app) isTerminal(w any) bool {
 // does, and builds the index (with a progress bar on a terminal) when there is none.
 func (a *app) openIndex(ctx context.Context, r *gitstore.Repo) (*index.Index, error) {
 	opts := index.Options{LockTimeout: r.Config().Git.LockTimeout.Std(), Progress: a.progress("indexing learnings")}
-	return index.Open(ctx, r, opts)
+	ix, err := index.Open(ctx, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ix.Bad {
+		fmt.Fprintf(a.stderr, "reflect: not indexed: %s\n", strings.ReplaceAll(e.Error(), "\n", "\n  "))
+	}
+	return ix, nil
 }
 
 // progress returns a progress callback that draws a bar on a terminal's stderr, or nil.

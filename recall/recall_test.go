@@ -1,0 +1,147 @@
+package recall
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/index"
+)
+
+// TestDedupeAcrossASession: a learning injected once in a session is not injected again in
+// it, whatever the prompt; a new session gets the fresh set.
+func TestDedupeAcrossASession(t *testing.T) {
+	r, keys, _ := relevanceRepo(t)
+	ctx := context.Background()
+	ix, err := index.Open(ctx, r, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ws := &Workspace{Project: "github.com/acme/billing"}
+	ask := func(session, prompt string) []string {
+		t.Helper()
+		res, err := Recall(ctx, r, ix, Request{Harness: "claude-code", Session: session, Workspace: ws, Prompt: prompt, Now: suiteNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, id := range res.IDs() {
+			out = append(out, keys[id])
+		}
+		return out
+	}
+	prompts := []string{
+		"stripe webhook signature verification fails on the raw body",
+		"the stripe webhook signature check fails again after my change",
+		"why does stripe webhook signature verification fail",
+	}
+	first := ask("s-1", prompts[0])
+	if len(first) == 0 {
+		t.Fatal("nothing recalled for a prompt the corpus answers")
+	}
+	seen := map[string]bool{}
+	for _, k := range first {
+		seen[k] = true
+	}
+	for _, p := range prompts[1:] {
+		for _, k := range ask("s-1", p) {
+			if seen[k] {
+				t.Errorf("%s injected twice in session s-1", k)
+			}
+			seen[k] = true
+		}
+	}
+	if again := ask("s-2", prompts[0]); strings.Join(again, ",") != strings.Join(first, ",") {
+		t.Errorf("new session got %v, want the fresh set %v", again, first)
+	}
+	// the other host's session of the same id is another session
+	if other := ask("s-1-codex", prompts[0]); len(other) == 0 {
+		t.Error("a different session got nothing")
+	}
+	// a dry run (reflect recall) reads the state and adds nothing to it
+	res, err := Recall(ctx, r, ix, Request{Harness: "claude-code", Session: "s-3", Workspace: ws, Prompt: prompts[0], Now: suiteNow, DryRun: true})
+	if err != nil || len(res.Injected) == 0 {
+		t.Fatal(err)
+	}
+	if again := ask("s-3", prompts[0]); len(again) != len(first) {
+		t.Errorf("dry run recorded its picks: the session then got %v", again)
+	}
+}
+
+func TestRenderStaysInBudget(t *testing.T) {
+	r, _, _ := relevanceRepo(t)
+	ctx := context.Background()
+	ix, err := index.Open(ctx, r, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	res, err := ix.Search(ctx, index.Query{Terms: index.Analyze("stripe webhook celery retry postgres migration"), Limit: 5})
+	if err != nil || len(res.Hits) < 3 {
+		t.Fatal(err, len(res.Hits))
+	}
+	var cs []Candidate
+	for _, h := range res.Hits[:3] {
+		cs = append(cs, Candidate{Hit: h})
+	}
+	for _, budget := range []int{600, 1500, 4000} {
+		text := Render(cs, budget)
+		if n := utf8.RuneCountInString(text); n > budget {
+			t.Errorf("budget %d: rendered %d characters", budget, n)
+		}
+		for _, c := range cs {
+			if !strings.Contains(text, c.ID) || !strings.Contains(text, c.Title) || !strings.Contains(text, c.Confidence+" confidence") {
+				t.Errorf("budget %d: %s not named with its title and confidence:\n%s", budget, c.ID, text)
+			}
+		}
+	}
+}
+
+// TestPickKeepsTheCharacterBudget: with a small budget, fewer learnings are injected, and
+// the block never exceeds it.
+func TestPickKeepsTheCharacterBudget(t *testing.T) {
+	r, _, _ := relevanceRepo(t)
+	ctx := context.Background()
+	ix, err := index.Open(ctx, r, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	res, err := ix.Search(ctx, index.Query{Terms: index.Analyze("stripe webhook signature"), Limit: 5})
+	if err != nil || len(res.Hits) < 3 {
+		t.Fatal(err)
+	}
+	for _, budget := range []int{200, 400, 1500} {
+		out := &Result{Terms: index.Analyze("stripe webhook signature")}
+		for _, h := range res.Hits[:3] {
+			out.Candidates = append(out.Candidates, Candidate{Hit: h, Coverage: 1, Evidence: 10, Final: 1})
+		}
+		pick(out, nil, config.Recall{MaxLearnings: 3, MaxChars: budget, MinCoverage: 0.4})
+		if text := Render(out.Injected, budget); utf8.RuneCountInString(text) > budget {
+			t.Errorf("budget %d: %d characters", budget, utf8.RuneCountInString(text))
+		}
+		t.Logf("budget %d: %d injected", budget, len(out.Injected))
+	}
+}
+
+func TestTerms(t *testing.T) {
+	cases := []struct {
+		name string
+		got  []string
+		want string
+	}{
+		{"chatter dropped", PromptTerms("hey can you please look at why the stripe webhooks fail?"), "stripe webhook fail"},
+		{"ids and numbers dropped", PromptTerms("error 0x7f3a9c2e1b in request 6f1c2a9e-3b7d-4c55 at 12:03"), "error request"},
+		{"branch noise", StartTerms(Workspace{Branch: "feature/stripe-webhook-retries"}), "stripe webhook retri"},
+		{"main says nothing", StartTerms(Workspace{Branch: "main"}), ""},
+		{"subjects", StartTerms(Workspace{Branch: "main", Subjects: []string{"webhooks: verify signature", "bump stripe to 7.1"}}), "webhook verifi signatur bump stripe"},
+	}
+	for _, c := range cases {
+		if got := strings.Join(c.got, " "); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
