@@ -99,12 +99,14 @@ func assertHealthy(t testing.TB, environ []string, home string) {
 	}
 }
 
-// waitBackground waits for a detached pool refill that a command started, so the test's
-// temporary directory is not removed under it.
+// waitBackground waits for the detached work a command started (pool refill, index
+// catch-up or build), so the test's temporary directory is not removed under it.
 func waitBackground(home string) {
 	time.Sleep(30 * time.Millisecond)
-	fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", "pool"))
-	if fl.Lock() == nil {
-		fl.Unlock()
+	for _, name := range []string{"pool", "index-build", "index"} {
+		fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", name))
+		if fl.Lock() == nil {
+			fl.Unlock()
+		}
 	}
 }
