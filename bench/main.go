@@ -4,6 +4,8 @@
 //
 //	go run ./bench                 # 100, 10,000 and 50,000 learnings (a few minutes)
 //	go run ./bench -quick          # small sizes, for CI
+//	go run ./bench -hooks          # the capture hooks at 10,000 learnings
+//	go run ./bench -recall         # recall hooks, search, reindex, catch-up at 1k/10k/100k
 package main
 
 import (
@@ -43,13 +45,23 @@ func main() {
 	projects := flag.Int("projects", 50, "projects the learnings are spread over")
 	quick := flag.Bool("quick", false, "small sizes and few runs (CI)")
 	hooksMode := flag.Bool("hooks", false, "measure the capture hooks instead of reflect add")
+	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
 	if *quick {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *hooksMode {
+	if *recallMode {
+		sz := "1000,10000,100000"
+		if *quick {
+			sz = "1000,3000"
+		}
+		if f := flag.Lookup("sizes"); f != nil && f.Value.String() != f.DefValue {
+			sz = *sizes
+		}
+		err = runRecall(sz, *runs)
+	} else if *hooksMode {
 		n := 10000
 		if *quick {
 			n = 1000

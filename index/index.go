@@ -10,6 +10,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
 )
 
 // Index is an open index, ready to search: the bleve index, or — when that could not be
@@ -43,9 +44,20 @@ func (ix *Index) Close() error {
 // when git cannot be read; any trouble with the index itself (missing, corrupt, locked
 // by a writer for longer than opts.LockTimeout) makes it scan git instead and say so.
 func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
-	t, err := headTarget(r)
+	head, err := r.Head()
 	if err != nil {
 		return nil, err
+	}
+	// HEAD's learnings tree, read only when HEAD is not the commit the index records
+	// (reading a commit out of a pack costs more than the rest of a recall).
+	t := target{commit: head}
+	treeRead := false
+	headTree := func() error {
+		if !treeRead {
+			treeRead = true
+			t.tree, err = r.TreeOf(head, learnings.Dir)
+		}
+		return err
 	}
 	l := newLayout(r)
 	timeout := lockTimeout(opts)
@@ -54,7 +66,15 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 		idx, err := openBleve(gen, true, timeout)
 		switch {
 		case err == nil:
-			if _, tree := reflects(idx); tree == t.tree {
+			commit, tree := reflects(idx)
+			if commit == head {
+				return &Index{idx: idx, Fresh: true}, nil
+			}
+			if err := headTree(); err != nil {
+				idx.Close()
+				return nil, err
+			}
+			if tree == t.tree {
 				return &Index{idx: idx, Fresh: true}, nil
 			}
 			stale = idx
@@ -67,6 +87,9 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 	if stale != nil {
 		// bleve's file lock: a reader cannot become the writer while it holds it.
 		stale.Close()
+	}
+	if err := headTree(); err != nil {
+		return nil, err
 	}
 	ix, err := writeOpen(ctx, r, l, t, opts)
 	if err == nil {

@@ -2,37 +2,42 @@ package recall
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/reflect-memory/reflect/index"
 )
 
 // Words people use to talk to an agent that say nothing about the work (the analyzer has
 // already removed English stop words; these are in their analyzed form).
-var chatter = setOf(index.Analyze(`please pls thanks thank ok okay hey hi hello can could would
+var chatter = lazySet(`please pls thanks thank ok okay hey hi hello can could would
 	you your i me my we us our let lets go get got make sure look take check try help need
 	want like just also now again still really actually maybe think know see thing things
 	something stuff work working works done do does did doing use using used way good bad
 	new old one two run fix fixed fixing issue problem question why how what when where
-	which who whom whose`))
+	which who whom whose`)
 
 // Branch name words that say nothing about the work.
-var branchNoise = setOf(index.Analyze(`main master trunk develop development dev head
+var branchNoise = lazySet(`main master trunk develop development dev head
 	feat feature features fix bugfix hotfix chore wip refactor release releases topic tmp
-	test tests ci docs doc`))
+	test tests ci docs doc`)
 
-func setOf(words []string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
+// lazySet is the set of the analyzed words of text, worked out on first use (not at
+// start-up, which every reflect process pays).
+func lazySet(text string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range index.Analyze(text) {
+			m[w] = true
+		}
+		return m
+	})
 }
 
 const maxTerms = 32
 
 // PromptTerms are the words of a prompt recall searches for.
 func PromptTerms(prompt string) []string {
-	return filterTerms(index.Analyze(clean(prompt)), chatter)
+	return filterTerms(index.Analyze(clean(prompt)), chatter())
 }
 
 // StartTerms are the words a session start searches for: the branch (not main or
@@ -47,11 +52,11 @@ func StartTerms(w Workspace) []string {
 	for i, p := range parts {
 		ws := index.Analyze(clean(p))
 		if i == 0 && w.Branch != "" {
-			ws = filterTerms(ws, branchNoise)
+			ws = filterTerms(ws, branchNoise())
 		}
 		words = append(words, ws...)
 	}
-	return filterTerms(words, chatter)
+	return filterTerms(words, chatter())
 }
 
 // clean drops what is not prose: ids (hex runs such as commit hashes and UUIDs), long

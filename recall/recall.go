@@ -5,12 +5,9 @@
 package recall
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -107,7 +104,7 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	if ws.Project != learnings.Global {
 		scope = append(scope, ws.Project)
 	}
-	hits, err := ix.Search(ctx, index.Query{Terms: res.Terms, Projects: scope, Limit: 25})
+	hits, err := ix.Search(ctx, index.Query{Terms: res.Terms, Projects: scope, Limit: candidates})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +114,7 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	pick(res, seen, cfg)
 	res.Text = Render(res.Injected, cfg.MaxChars)
 	if len(res.Injected) > 0 && req.Session != "" && !req.DryRun {
-		if err := writeSeen(repo, req, res.IDs()); err != nil {
+		if err := writeSeen(repo, req, seen, res.IDs()); err != nil {
 			return res, err
 		}
 	}
@@ -126,6 +123,10 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 
 // Weights of a learning's confidence.
 var confidenceWeight = map[string]float64{"high": 1, "medium": 0.85, "low": 0.6}
+
+// candidates is how many of the index's best matches recall weighs: enough for the
+// gates to pick three, few enough to explain each in well under a millisecond.
+const candidates = 12
 
 const projectBoost = 1.25 // the current project's learnings over global ones
 
@@ -263,8 +264,8 @@ func Render(cs []Candidate, maxChars int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func seenPath(repo *gitstore.Repo, req Request) string {
-	return filepath.Join(repo.StateDir(), "state", "recall", queue.StateName(req.Harness, req.Session))
+func seenPath(req Request) string {
+	return "state/recall/" + queue.StateName(req.Harness, req.Session)
 }
 
 func readSeen(repo *gitstore.Repo, req Request) map[string]bool {
@@ -272,34 +273,23 @@ func readSeen(repo *gitstore.Repo, req Request) map[string]bool {
 	if req.Session == "" {
 		return seen
 	}
-	f, err := os.Open(seenPath(repo, req))
-	if err != nil {
-		return seen
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if id := strings.TrimSpace(sc.Text()); id != "" {
-			seen[id] = true
-		}
+	data, _ := repo.ReadState(seenPath(req))
+	for _, id := range strings.Fields(string(data)) {
+		seen[id] = true
 	}
 	return seen
 }
 
-// writeSeen appends ids to the session's list: one short write, safe beside another hook
-// of the same session.
-func writeSeen(repo *gitstore.Repo, req Request, ids []string) error {
-	p := seenPath(repo, req)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+// writeSeen adds ids to the session's list. It rewrites the small file through the
+// repository's pool of spare files (creating a file costs more than the rest of a recall
+// on some file systems); two hooks of one session at the same instant may keep only one's
+// ids, which at worst repeats a learning once.
+func writeSeen(repo *gitstore.Repo, req Request, seen map[string]bool, ids []string) error {
+	all := make([]string, 0, len(seen)+len(ids))
+	for id := range seen {
+		all = append(all, id)
 	}
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(strings.Join(ids, "\n") + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	all = append(all, ids...)
+	sort.Strings(all)
+	return repo.WriteState(seenPath(req), []byte(strings.Join(all, "\n")+"\n"))
 }

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reflect-memory/reflect/fixtures"
+)
+
+// runRecall measures, whole process, what issue 5 promises at each size: the recall hooks
+// (SessionStart and UserPromptSubmit), `reflect search`, `reflect reindex`, and a search
+// that first catches up 100 learnings committed by the git CLI. Baselines in the same
+// run: reflect's own start-up (`reflect version`) and `git grep` finding the same words in
+// the same files, the git CLI doing the nearest job.
+func runRecall(sizeList string, runs int) error {
+	tmp, err := os.MkdirTemp("", "reflect-bench-recall-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin, env, err := setup(tmp)
+	if err != nil {
+		return err
+	}
+	type result struct {
+		n                                            int
+		startup, startHook, promptHook, search, grep []float64
+		reindex, catchUp                             []float64
+	}
+	var results []*result
+	for _, s := range strings.Split(sizeList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("bad size %q", s)
+		}
+		res := &result{n: n}
+		home := filepath.Join(tmp, fmt.Sprintf("mem-%d", n))
+		if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
+			return fmt.Errorf("init: %v: %s", err, out)
+		}
+		fmt.Fprintf(os.Stderr, "building %d learnings...\n", n)
+		if err := fixtures.BuildRepo(context.Background(), home, n, max(1, min(n/10, 1000)), 20); err != nil {
+			return err
+		}
+		// the agent's project: a repository whose remote is synthetic project 3
+		proj := filepath.Join(tmp, fmt.Sprintf("proj-%d", n))
+		for _, args := range [][]string{{"init", "-q", "-b", "fix/webhook-retry-deadlock", proj},
+			{"-C", proj, "remote", "add", "origin", "https://" + fixtures.SynthProject(3) + ".git"},
+			{"-C", proj, "commit", "-q", "--allow-empty", "-m", "postgres: retry the migration lock on deadlock"}} {
+			if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
+				return fmt.Errorf("git %v: %v: %s", args, err, out)
+			}
+		}
+		timed := func(dir string, stdin []byte, name string, args ...string) (float64, error) {
+			c := command(env, dir, name, args...)
+			if stdin != nil {
+				c.Stdin = bytes.NewReader(stdin)
+			}
+			start := time.Now()
+			out, err := c.CombinedOutput()
+			if err != nil && !(name == "git" && len(out) == 0) { // git grep exits 1 when nothing matches
+				return 0, fmt.Errorf("%s %v: %v: %s", name, args, err, out)
+			}
+			return ms(time.Since(start)), nil
+		}
+		reindexRuns := 3
+		if n >= 50000 {
+			reindexRuns = 1
+		}
+		for i := 0; i < reindexRuns; i++ {
+			d, err := timed(".", nil, bin, "--home", home, "reindex")
+			if err != nil {
+				return err
+			}
+			res.reindex = append(res.reindex, d)
+		}
+		prompt := "the webhook retry deadlock in the postgres migration again"
+		words := []string{"webhook", "retry", "deadlock", "postgres", "migration"}
+		grepArgs := []string{"-C", home, "grep", "-l", "-i", "-F"}
+		for _, w := range words {
+			grepArgs = append(grepArgs, "-e", w)
+		}
+		grepArgs = append(grepArgs, "--", "learnings")
+		for i := 0; i < runs+3; i++ {
+			session := fmt.Sprintf("bench-%d-%d", n, i)
+			start, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "cwd": proj})
+			ask, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": proj})
+			var row [5]float64
+			steps := []struct {
+				stdin []byte
+				name  string
+				args  []string
+			}{
+				{nil, bin, []string{"version"}},
+				{start, bin, []string{"--home", home, "hook", "claude"}},
+				{ask, bin, []string{"--home", home, "hook", "claude"}},
+				{nil, bin, []string{"--home", home, "search", "webhook|retry deadlock postgres"}},
+				{nil, "git", grepArgs},
+			}
+			for k, st := range steps {
+				d, err := timed(proj, st.stdin, st.name, st.args...)
+				if err != nil {
+					return err
+				}
+				row[k] = d
+			}
+			if i >= 3 {
+				res.startup = append(res.startup, row[0])
+				res.startHook = append(res.startHook, row[1])
+				res.promptHook = append(res.promptHook, row[2])
+				res.search = append(res.search, row[3])
+				res.grep = append(res.grep, row[4])
+			}
+		}
+		// catch-up: 100 learnings arrive through the git CLI, then one search
+		rng := rand.New(rand.NewPCG(uint64(n), 9))
+		for round := 0; round < 3; round++ {
+			for i := 0; i < 100; i++ {
+				path, data := fixtures.SynthLearning(rng, 1_000_000+round*100+i, fixtures.SynthProject(i%20), time.Now())
+				os.MkdirAll(filepath.Dir(filepath.Join(home, path)), 0o755)
+				if err := os.WriteFile(filepath.Join(home, path), data, 0o644); err != nil {
+					return err
+				}
+			}
+			for _, args := range [][]string{{"-C", home, "add", "-A", "learnings"}, {"-C", home, "commit", "-qm", "sync: 100 learnings"}} {
+				if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
+					return fmt.Errorf("git %v: %v: %s", args, err, out)
+				}
+			}
+			d, err := timed(proj, nil, bin, "--home", home, "search", "webhook")
+			if err != nil {
+				return err
+			}
+			res.catchUp = append(res.catchUp, d)
+		}
+		results = append(results, res)
+		os.RemoveAll(home)
+	}
+	fmt.Printf("recall and search, whole process (new process per call, as the hosts run hooks): median (p90) of %d runs\n", runs)
+	fmt.Printf("baselines in the same run: reflect's start-up (`reflect version`) and `git grep -l` of the same words\n\n")
+	fmt.Printf("| learnings | start-up | SessionStart hook | UserPromptSubmit hook | reflect search | git grep | search ÷ git grep | prompt hook ÷ @%d |\n", results[0].n)
+	fmt.Printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	base := pct(results[0].promptHook, 50)
+	for _, r := range results {
+		f := func(xs []float64) string { return fmt.Sprintf("%.1f ms (%.1f)", pct(xs, 50), pct(xs, 90)) }
+		fmt.Printf("| %d | %s | %s | %s | %s | %s | %.2f | %.2f |\n", r.n, f(r.startup), f(r.startHook), f(r.promptHook),
+			f(r.search), f(r.grep), pct(r.search, 50)/pct(r.grep, 50), pct(r.promptHook, 50)/base)
+	}
+	fmt.Printf("\n| learnings | reflect reindex (median of runs) | search that first catches up 100 new learnings (median of 3) | ÷ steady search |\n|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		fmt.Printf("| %d | %.0f ms (%d runs) | %.1f ms | %.1f× |\n", r.n, pct(r.reindex, 50), len(r.reindex), pct(r.catchUp, 50), pct(r.catchUp, 50)/pct(r.search, 50))
+	}
+	return nil
+}
