@@ -111,6 +111,7 @@ func runRecall(sizeList string, runs int) error {
 					return err
 				}
 				row[k] = d
+				settle(home) // a hook may start a pool refill: let it finish before the next step
 			}
 			if i >= 3 {
 				res.startup = append(res.startup, row[0])

@@ -17,7 +17,7 @@ import (
 )
 
 // BenchmarkRecallHook is the work of a UserPromptSubmit hook in process (no start-up), at
-// 3,000 learnings with a fresh index.
+// 10,000 learnings with a fresh index.
 func BenchmarkRecallHook(b *testing.B) {
 	home := b.TempDir()
 	b.Setenv("HOME", home)
@@ -27,7 +27,7 @@ func BenchmarkRecallHook(b *testing.B) {
 	if _, _, err := gitstore.Init(ctx, dir, gitstore.InitOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	if err := fixtures.BuildRepo(ctx, dir, 3000, 30, 20); err != nil {
+	if err := fixtures.BuildRepo(ctx, dir, 10000, 100, 20); err != nil {
 		b.Fatal(err)
 	}
 	r, _ := gitstore.Open(dir)

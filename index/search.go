@@ -258,10 +258,23 @@ func (q Query) filters() []query.Query {
 		}
 		out = append(out, bleve.NewDisjunctionQuery(alts...))
 	}
-	any("status", q.statuses(), false)
 	any("project", q.Projects, false)
 	any("kind", q.Kinds, false)
 	any("tag", q.Tags, true)
+	return out
+}
+
+// excluded are the statuses a query leaves out. Most learnings are current, so leaving
+// the few others out walks far less than requiring "current" of every candidate.
+func (q Query) excluded() []query.Query {
+	var out []query.Query
+	for _, s := range []string{"current", "archived", "superseded"} {
+		if !in(s, q.statuses()) {
+			tq := bleve.NewTermQuery(s)
+			tq.SetField("status")
+			out = append(out, tq)
+		}
+	}
 	return out
 }
 
@@ -275,8 +288,18 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		return res, err
 	}
-	all := append([]query.Query{q.bleveQuery()}, q.filters()...)
-	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(all...), q.limit(), 0, false)
+	var weights map[string]float64
+	var maxWeight float64
+	if len(q.Terms) > 0 {
+		weights, maxWeight = ix.weights(ctx, q.Terms)
+		q.Terms = informative(q.Terms, weights, maxWeight)
+	}
+	b := bleve.NewBooleanQuery()
+	b.AddMust(append([]query.Query{q.bleveQuery()}, q.filters()...)...)
+	if ex := q.excluded(); len(ex) > 0 {
+		b.AddMustNot(ex...)
+	}
+	req := bleve.NewSearchRequestOptions(b, q.limit(), 0, false)
 	req.Fields = storedFields
 	sr, err := ix.idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -289,9 +312,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		hit.explain(words, q.Snippets)
 		res.Hits = append(res.Hits, hit)
 	}
-	if len(q.Terms) > 0 {
-		res.Weights, res.MaxWeight = ix.weights(ctx, q.Terms)
-	}
+	res.Weights, res.MaxWeight = weights, maxWeight
 	res.Took = time.Since(start)
 	return res, nil
 }
@@ -322,6 +343,22 @@ func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float6
 		out[t] = idf(n, df)
 	}
 	return out, idf(n, 1)
+}
+
+// informative drops the words found in most learnings (weight under a fifth of the
+// rarest word's, i.e. in more than about a third of all learnings): they say little about
+// relevance and walking their long lists is most of a search's cost. The three weightiest
+// words always stay.
+func informative(terms []string, weights map[string]float64, maxWeight float64) []string {
+	sorted := append([]string(nil), terms...)
+	sort.SliceStable(sorted, func(i, j int) bool { return weights[sorted[i]] > weights[sorted[j]] })
+	var out []string
+	for i, t := range sorted {
+		if i < 3 || weights[t] >= maxWeight/5 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func idf(n, df uint64) float64 {
