@@ -40,7 +40,7 @@ func benchRepo(b *testing.B, n int) *gitstore.Repo {
 	if _, _, err := gitstore.Init(ctx, dir, gitstore.InitOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	if err := fixtures.BuildRepo(ctx, dir, n, max(1, n/100), 20); err != nil {
+	if err := fixtures.BuildRepo(ctx, dir, n, max(1, min(n/10, 1000)), 20); err != nil {
 		b.Fatal(err)
 	}
 	r, err := gitstore.Open(dir)

@@ -22,6 +22,7 @@ func newMapping() mapping.IndexMapping {
 		// Which words matched, and where, is worked out on the few hits returned.
 		f.IncludeTermVectors = false
 		f.IncludeInAll = false
+		f.DocValues = false // nothing sorts or facets on them
 		return f
 	}
 	kw := func() *mapping.FieldMapping {
@@ -30,22 +31,26 @@ func newMapping() mapping.IndexMapping {
 		f.Store = true
 		f.IncludeInAll = false
 		f.IncludeTermVectors = false
+		f.DocValues = false
 		return f
 	}
-	date := bleve.NewDateTimeFieldMapping()
-	date.Store = true
-	date.IncludeInAll = false
-	num := bleve.NewNumericFieldMapping()
-	num.Store = true
-	num.IncludeInAll = false
-	num.Index = false
+	// Stored only: shown with a hit and weighed by recall, never searched.
+	stored := func(f *mapping.FieldMapping) *mapping.FieldMapping {
+		f.Store, f.Index, f.IncludeInAll, f.DocValues = true, false, false, false
+		return f
+	}
+	date := stored(bleve.NewDateTimeFieldMapping())
+	num := stored(bleve.NewNumericFieldMapping())
 
 	doc := bleve.NewDocumentStaticMapping()
 	for _, f := range textFields {
 		doc.AddFieldMappingsAt(f, text())
 	}
-	for _, f := range []string{"id", "project", "kind", "confidence", "status"} {
+	for _, f := range []string{"project", "kind", "status"} {
 		doc.AddFieldMappingsAt(f, kw())
+	}
+	for _, f := range []string{"id", "confidence"} {
+		doc.AddFieldMappingsAt(f, stored(bleve.NewKeywordFieldMapping()))
 	}
 	tag := kw()
 	tag.Store = false
