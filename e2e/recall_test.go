@@ -180,3 +180,71 @@ func TestCatchUpAfterGitCLI(t *testing.T) {
 	}
 	assertHealthy(t, environ, home)
 }
+
+// TestRecallHookWithABrokenIndex: a corrupt, locked or missing index never stops a recall
+// hook: it exits 0 in time with valid output, recalls by scanning git, and a detached
+// process rebuilds what was broken.
+func TestRecallHookWithABrokenIndex(t *testing.T) {
+	environ := env(t)
+	home := initRepo(t, environ)
+	proj := projectDir(t, environ)
+	bin := reflectBin(t)
+	id := run(t, environ, ".", bin, "--home", home, "add", "--project", "github.com/acme/billing", "--kind", "fix",
+		"--title", "Stripe webhook signature needs the raw body", "--body", "Verify the Stripe-Signature header over the raw request body.")
+	prompt := func(session string) map[string]any {
+		return map[string]any{"session_id": session, "hook_event_name": "UserPromptSubmit", "cwd": proj,
+			"prompt": "the stripe webhook signature check fails on the raw body"}
+	}
+	check := func(name, session string) {
+		t.Helper()
+		out, took := runHook(t, environ, home, "claude", prompt(session))
+		if msg := checkHookOutput([]byte(out)); msg != "" {
+			t.Fatalf("%s: %s: %q", name, msg, out)
+		}
+		if !strings.Contains(out, id) {
+			t.Errorf("%s: the learning was not recalled: %q", name, out)
+		}
+		if took > 1500*time.Millisecond {
+			t.Errorf("%s: took %v", name, took)
+		}
+		t.Logf("%s: %v", name, took)
+	}
+	current := func() string {
+		b, _ := os.ReadFile(filepath.Join(home, ".git", "reflect", "index", "CURRENT"))
+		return strings.TrimSpace(string(b))
+	}
+
+	check("no index yet", "s-missing")
+	waitIndex(t, home, current)
+
+	gen := current()
+	os.WriteFile(filepath.Join(home, ".git", "reflect", "index", gen, "store", "root.bolt"), []byte("not a bolt file"), 0o644)
+	check("corrupt index", "s-corrupt")
+	waitIndex(t, home, current)
+	if current() == gen {
+		t.Error("the corrupt generation is still the live one")
+	}
+
+	// another process holds bleve's lock on the live index for longer than a hook may wait
+	bolt := filepath.Join(home, ".git", "reflect", "index", current(), "store", "root.bolt")
+	holder := exec.Command("flock", "-x", bolt, "sleep", "3")
+	if err := holder.Start(); err != nil {
+		t.Skip("flock(1) not installed")
+	}
+	time.Sleep(100 * time.Millisecond)
+	check("locked index", "s-locked")
+	holder.Wait()
+	assertHealthy(t, environ, home)
+}
+
+// waitIndex waits until a detached rebuild has made an index live.
+func waitIndex(t *testing.T, home string, current func() string) {
+	t.Helper()
+	for i := 0; i < 200 && current() == ""; i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	waitBackground(home)
+	if current() == "" {
+		t.Fatal("no index was built in the background")
+	}
+}

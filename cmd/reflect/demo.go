@@ -20,7 +20,8 @@ func (a *app) demoCmd() *cobra.Command {
 		Short: "A tour of reflect on bundled sample data, in a temporary home",
 		Long: `Runs reflect on the bundled fixtures in a temporary directory: it creates a knowledge
 repository, commits sample learnings the way captures would, and shows listing, reading,
-superseding and the git history a person reviews. Nothing of yours is read or changed.`,
+superseding, search, what a new agent session would be reminded of, and the git history a
+person reviews. Nothing of yours is read or changed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd, keep) },
 	}
@@ -40,7 +41,8 @@ func (a *app) runDemo(cmd *cobra.Command, keep bool) error {
 	step := func(n int, title string) { a.printf("\n== %d. %s\n", n, title) }
 	run := func(args ...string) error {
 		a.printf("$ reflect %s\n", shellJoin(args))
-		sub := &app{stdin: a.stdin, stdout: a.stdout, stderr: a.stderr, noBackground: true}
+		// one stream for the tour: notes (recall --explain) read in order with the output
+		sub := &app{stdin: a.stdin, stdout: a.stdout, stderr: a.stdout, noBackground: true}
 		root := sub.rootCmd()
 		root.SetArgs(append([]string{"--home", home}, args...))
 		return root.ExecuteContext(cmd.Context())
@@ -120,7 +122,25 @@ func (a *app) runDemo(cmd *cobra.Command, keep bool) error {
 		return err
 	}
 
-	step(7, "Review it like code: the git history")
+	step(7, "Search it: this project's learnings and the global ones, or --global for all")
+	if err := run("search", "--global", "oauth|redirect state"); err != nil {
+		return err
+	}
+
+	step(8, "Recall: what a new agent session in github.com/acme/auth-service is reminded of")
+	proj := filepath.Join(tmp, "auth-service")
+	if err := fakeCheckout(proj, "git@github.com:acme/auth-service.git", "fix/oauth-redirect-state"); err != nil {
+		return err
+	}
+	if err := run("recall", "--cwd", proj); err != nil {
+		return err
+	}
+	a.printf("\n")
+	if err := run("recall", "--cwd", proj, "--explain", "--prompt", "the integration tests fail against sqlite, which database should they use?"); err != nil {
+		return err
+	}
+
+	step(9, "Review it like code: the git history")
 	log, err := r.Log(20)
 	if err != nil {
 		return err
@@ -134,6 +154,20 @@ func (a *app) runDemo(cmd *cobra.Command, keep bool) error {
 		a.printf("The demo repository is kept at %s\n", home)
 	}
 	return nil
+}
+
+// fakeCheckout makes dir look like a clone of remote on branch, as far as recall reads one:
+// .git/HEAD and the origin remote in .git/config (no git needed).
+func fakeCheckout(dir, remote, branch string) error {
+	gitDir := filepath.Join(dir, ".git")
+	if err := os.MkdirAll(filepath.Join(gitDir, "refs", "heads"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
+		return err
+	}
+	cfg := "[core]\n\trepositoryformatversion = 0\n[remote \"origin\"]\n\turl = " + remote + "\n"
+	return os.WriteFile(filepath.Join(gitDir, "config"), []byte(cfg), 0o644)
 }
 
 // shellJoin quotes args the way a person would type them.
