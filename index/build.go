@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/oklog/ulid/v2"
@@ -188,7 +189,7 @@ func buildAt(ctx context.Context, r *gitstore.Repo, dir string, t target, progre
 	return st, idx.Close()
 }
 
-func lockTimeout(o Options) (d timeDuration) {
+func lockTimeout(o Options) time.Duration {
 	if o.LockTimeout > 0 {
 		return o.LockTimeout
 	}

@@ -29,9 +29,6 @@ type Index struct {
 	NeedsBuild bool
 }
 
-// Scanning reports whether searches scan git instead of using the index, and why.
-func (ix *Index) Scanning() (bool, string) { return ix.idx == nil, ix.note }
-
 // Close releases the index.
 func (ix *Index) Close() error {
 	if ix.idx == nil {

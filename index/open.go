@@ -204,8 +204,6 @@ func readDoc(r *gitstore.Repo, path string, blob plumbing.Hash) (Doc, error) {
 	return DocOf(path, l), nil
 }
 
-type timeDuration = time.Duration
-
 const defaultLockTimeout = 2 * time.Second
 
 var zeroHash plumbing.Hash

@@ -155,12 +155,11 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 			continue
 		}
 		score, ok := 0.0, true
-		terms, fields := map[string]bool{}, map[string]bool{}
 		hasShould, anyShould := false, false
 		for _, c := range clauses {
 			best := 0.0
 			for _, a := range c.alts {
-				s, found := sc.score(i, a, weights, terms, fields)
+				s, found := sc.score(i, a, weights)
 				if found {
 					best = math.Max(best, s+1e-9)
 				}
@@ -199,7 +198,7 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 }
 
 // score of doc i for one alternative: every word must be present (in field, if named).
-func (sc *scanner) score(i int, a alt, weights map[string]float64, terms, fields map[string]bool) (float64, bool) {
+func (sc *scanner) score(i int, a alt, weights map[string]float64) (float64, bool) {
 	total := 0.0
 	for _, w := range a.words {
 		found := 0.0
@@ -209,13 +208,11 @@ func (sc *scanner) score(i int, a alt, weights map[string]float64, terms, fields
 			}
 			if tf := float64(sc.words[i][k][w]); tf > 0 {
 				found += fieldBoost[f] * tf / (tf + 1.2)
-				fields[f] = true
 			}
 		}
 		if found == 0 {
 			return 0, false
 		}
-		terms[w] = true
 		total += weights[w] * found
 	}
 	return total, true
