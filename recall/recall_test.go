@@ -7,19 +7,34 @@ import (
 	"unicode/utf8"
 
 	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 )
+
+// openIndex opens r's index (building it) for the test's duration.
+func openIndex(t *testing.T, r *gitstore.Repo) *index.Index {
+	t.Helper()
+	ix, err := index.Open(context.Background(), r, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// relevanceIndex is the relevance corpus's repository and its open index.
+func relevanceIndex(t *testing.T) (*gitstore.Repo, *index.Index) {
+	t.Helper()
+	r, _, _ := relevanceRepo(t)
+	return r, openIndex(t, r)
+}
 
 // TestDedupeAcrossASession: a learning injected once in a session is not injected again in
 // it, whatever the prompt; a new session gets the fresh set.
 func TestDedupeAcrossASession(t *testing.T) {
 	r, keys, _ := relevanceRepo(t)
+	ix := openIndex(t, r)
 	ctx := context.Background()
-	ix, err := index.Open(ctx, r, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
 	ws := &Workspace{Project: "github.com/acme/billing"}
 	ask := func(session, prompt string) []string {
 		t.Helper()
@@ -72,13 +87,8 @@ func TestDedupeAcrossASession(t *testing.T) {
 }
 
 func TestRenderStaysInBudget(t *testing.T) {
-	r, _, _ := relevanceRepo(t)
+	_, ix := relevanceIndex(t)
 	ctx := context.Background()
-	ix, err := index.Open(ctx, r, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
 	res, err := ix.Search(ctx, index.Query{Terms: index.Analyze("stripe webhook celery retry postgres migration"), Limit: 5})
 	if err != nil || len(res.Hits) < 3 {
 		t.Fatal(err, len(res.Hits))
@@ -103,13 +113,8 @@ func TestRenderStaysInBudget(t *testing.T) {
 // TestPickKeepsTheCharacterBudget: with a small budget, fewer learnings are injected, and
 // the block never exceeds it.
 func TestPickKeepsTheCharacterBudget(t *testing.T) {
-	r, _, _ := relevanceRepo(t)
+	_, ix := relevanceIndex(t)
 	ctx := context.Background()
-	ix, err := index.Open(ctx, r, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
 	res, err := ix.Search(ctx, index.Query{Terms: index.Analyze("stripe webhook signature"), Limit: 5})
 	if err != nil || len(res.Hits) < 3 {
 		t.Fatal(err)
