@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -94,6 +95,14 @@ func buildAt(ctx context.Context, r *gitstore.Repo, dir string, t target, progre
 	if err != nil {
 		return st, err
 	}
+	if !slices.ContainsFunc(files, func(c gitstore.Change) bool { return strings.HasSuffix(c.Path, ".md") }) {
+		// bleve's offline builder cannot make an index of nothing: make an empty one
+		idx, err := bleve.NewUsing(dir, newMapping(), "scorch", "scorch", nil)
+		if err != nil {
+			return st, err
+		}
+		return st, record(idx, t)
+	}
 	b, err := bleve.NewBuilder(dir, newMapping(), map[string]any{"batchSize": 5000})
 	if err != nil {
 		return st, err
@@ -179,14 +188,19 @@ func buildAt(ctx context.Context, r *gitstore.Repo, dir string, t target, progre
 	if err != nil {
 		return st, err
 	}
+	return st, record(idx, t)
+}
+
+// record stores in idx the commit and tree it reflects, and closes it.
+func record(idx bleve.Index, t target) error {
 	batch := idx.NewBatch()
 	batch.SetInternal(keyCommit, []byte(t.commit.String()))
 	batch.SetInternal(keyTree, []byte(t.tree.String()))
 	if err := idx.Batch(batch); err != nil {
 		idx.Close()
-		return st, err
+		return err
 	}
-	return st, idx.Close()
+	return idx.Close()
 }
 
 func lockTimeout(o Options) time.Duration {

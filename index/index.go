@@ -179,3 +179,44 @@ func CatchUp(ctx context.Context, r *gitstore.Repo) error {
 	}
 	return ix.Close()
 }
+
+// Status is what Inspect finds, for `reflect status`.
+type Status struct {
+	Exists    bool   `json:"exists"`
+	Fresh     bool   `json:"fresh"`
+	Behind    int    `json:"behind"` // changed learnings not indexed yet
+	Learnings uint64 `json:"learnings"`
+	Commit    string `json:"commit,omitempty"`
+	Problem   string `json:"problem,omitempty"`
+}
+
+// Inspect looks at the index without changing it: whether there is one, how many learnings
+// it holds, and how far behind HEAD it is.
+func Inspect(r *gitstore.Repo) (Status, error) {
+	l := newLayout(r)
+	gen := l.current()
+	if gen == "" {
+		return Status{}, nil
+	}
+	st := Status{Exists: true}
+	idx, err := openBleve(gen, true, time.Second)
+	if err != nil {
+		st.Problem = err.Error()
+		return st, nil
+	}
+	defer idx.Close()
+	st.Learnings, _ = idx.DocCount()
+	commit, tree := reflects(idx)
+	st.Commit = commit.String()
+	t, err := headTarget(r)
+	if err != nil {
+		return st, err
+	}
+	changes, err := r.DiffTrees(tree, t.tree, learnings.Dir)
+	if err != nil {
+		return st, err
+	}
+	st.Behind = len(changes)
+	st.Fresh = st.Behind == 0
+	return st, nil
+}

@@ -229,3 +229,27 @@ func TestFallbackWhenIndexIsUnusable(t *testing.T) {
 		t.Errorf("after delete: %+v", res)
 	}
 }
+
+// TestEmptyRepository: a repository without learnings has an (empty) index and searches find
+// nothing; the first learning is then caught up.
+func TestEmptyRepository(t *testing.T) {
+	setHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := find(t, r, Query{Text: "anything"}); res.Source != "index" || len(res.Hits) != 0 {
+		t.Fatalf("empty: %+v", res)
+	}
+	if _, err := Rebuild(ctx, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	l := learnings.New("First learning about kumquats", learnings.Global, time.Now())
+	if _, err := learnings.Create(ctx, r, l, "first"); err != nil {
+		t.Fatal(err)
+	}
+	if res := find(t, r, Query{Text: "kumquats"}); len(res.Hits) != 1 {
+		t.Fatalf("after the first learning: %+v", res)
+	}
+}
