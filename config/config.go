@@ -25,6 +25,22 @@ type Config struct {
 	Hooks  Hooks  `toml:"hooks"`
 	Queue  Queue  `toml:"queue"`
 	Recall Recall `toml:"recall"`
+	Drain  Drain  `toml:"drain"`
+}
+
+// Drain shapes the worker that turns queue entries into learnings.
+type Drain struct {
+	// Extractor: heuristic (offline, the default), claude, codex or command:/path/to/program.
+	Extractor string `toml:"extractor"`
+	// Model is passed to claude or codex as --model when set.
+	Model string `toml:"model"`
+	// Timeout bounds one extractor run.
+	Timeout Duration `toml:"timeout"`
+	// Attempts is how many times one entry is tried before it moves to queue/failed.
+	Attempts int `toml:"attempts"`
+	// MaxCallsPerDay and MaxTokensPerDay cap LLM use (estimated input tokens); 0: no cap.
+	MaxCallsPerDay  int `toml:"max_calls_per_day"`
+	MaxTokensPerDay int `toml:"max_tokens_per_day"`
 }
 
 // Recall bounds what SessionStart and UserPromptSubmit inject into an agent's context.
@@ -84,6 +100,8 @@ func Default() Config {
 		},
 		Queue:  Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
 		Recall: Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4, HalfLife: Duration(180 * 24 * time.Hour)},
+		Drain: Drain{Extractor: "heuristic", Timeout: Duration(3 * time.Minute), Attempts: 3,
+			MaxCallsPerDay: 40, MaxTokensPerDay: 1_000_000},
 	}
 }
 
@@ -123,6 +141,20 @@ max_chars = 1500
 min_coverage = 0.4
 # Recency: a learning this old weighs three quarters, and never less than half.
 half_life = "4320h"
+
+[drain]
+# What turns queued sessions into learnings: heuristic (offline, built in), claude
+# (claude -p), codex (codex exec) or command:/path/to/program (JSON in, JSON out).
+extractor = "heuristic"
+# Passed to claude or codex as --model when set.
+model = ""
+# One extractor run may take this long; an entry is tried this many times before it
+# moves to queue/failed.
+timeout = "3m"
+attempts = 3
+# Caps on LLM use per day (estimated input tokens); 0 means no cap.
+max_calls_per_day = 40
+max_tokens_per_day = 1000000
 `
 
 // Duration is a time.Duration written in TOML as a string such as "500ms" or "10s".
@@ -210,7 +242,7 @@ func (c Config) validate(path string) error {
 	for key, d := range map[string]Duration{
 		"git.lock_timeout": c.Git.LockTimeout, "hooks.recall_timeout": c.Hooks.RecallTimeout,
 		"hooks.capture_timeout": c.Hooks.CaptureTimeout, "hooks.correction_window": c.Hooks.CorrectionWindow,
-		"recall.half_life": c.Recall.HalfLife,
+		"recall.half_life": c.Recall.HalfLife, "drain.timeout": c.Drain.Timeout,
 	} {
 		if d.Std() == 0 {
 			return &Error{File: path, Key: key, Msg: "must be greater than zero"}
@@ -227,6 +259,18 @@ func (c Config) validate(path string) error {
 	}
 	if c.Recall.MinCoverage < 0 || c.Recall.MinCoverage > 1 {
 		return &Error{File: path, Key: "recall.min_coverage", Msg: fmt.Sprintf("must be between 0 and 1 (got %v)", c.Recall.MinCoverage)}
+	}
+	if e := c.Drain.Extractor; e != "heuristic" && e != "claude" && e != "codex" && !(strings.HasPrefix(e, "command:") && len(e) > len("command:")) {
+		return &Error{File: path, Key: "drain.extractor", Msg: fmt.Sprintf("must be heuristic, claude, codex or command:PATH (got %q)", e)}
+	}
+	if c.Drain.Attempts < 1 || c.Drain.Attempts > 20 {
+		return &Error{File: path, Key: "drain.attempts", Msg: fmt.Sprintf("must be between 1 and 20 (got %d)", c.Drain.Attempts)}
+	}
+	if c.Drain.MaxCallsPerDay < 0 {
+		return &Error{File: path, Key: "drain.max_calls_per_day", Msg: "must not be negative"}
+	}
+	if c.Drain.MaxTokensPerDay < 0 {
+		return &Error{File: path, Key: "drain.max_tokens_per_day", Msg: "must not be negative"}
 	}
 	if c.Queue.StopGrowthBytes < 0 {
 		return &Error{File: path, Key: "queue.stop_growth_bytes", Msg: "must not be negative"}

@@ -2,9 +2,11 @@ package hooks
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/recall"
 )
 
@@ -53,4 +55,18 @@ func (e *event) background(args ...string) {
 	if e.spawn != nil {
 		e.spawn(append([]string{"--home", e.repo.Root()}, args...)...)
 	}
+}
+
+// queued reports whether captures wait in the queue (failed ones do not count).
+func (e *event) queued() bool {
+	files, err := e.repo.Walk(queue.Dir)
+	if err != nil {
+		return false
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(f.Path, queue.FailedDir+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -170,7 +170,11 @@ func Run(ctx context.Context, o Options) {
 func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	switch e.Event {
 	case "SessionStart":
-		return e.recall(ctx, "")
+		out, err := e.recall(ctx, "")
+		if e.queued() {
+			e.background("drain") // turn earlier sessions into learnings, off the agent's path
+		}
+		return out, err
 	case "UserPromptSubmit":
 		// recall first: it must not find the learning this very prompt may commit
 		out, rerr := e.recall(ctx, e.Prompt)

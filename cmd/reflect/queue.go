@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -123,6 +125,58 @@ func (a *app) queueCmd() *cobra.Command {
 				return nil
 			},
 		},
+		a.queueRetryCmd(),
 	)
+	return cmd
+}
+
+func (a *app) queueRetryCmd() *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "retry ID|--all",
+		Short: "Bring failed captures back to the queue, and lift a pause of LLM draining",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) == 1) || len(args) > 1 {
+				return flagErrorf("queue retry needs the id of a failed entry, or --all")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			moved, err := queue.Retry(cmd.Context(), r, id, all, time.Now())
+			if err != nil {
+				return err
+			}
+			resumed, err := drain.Resume(r)
+			if err != nil {
+				return err
+			}
+			ids := make([]string, 0, len(moved))
+			for _, e := range moved {
+				ids = append(ids, e.ID)
+			}
+			if a.json() {
+				return a.printJSON(map[string]any{"retried": ids, "resumed": resumed})
+			}
+			for _, id := range ids {
+				a.printf("back in the queue: %s\n", id)
+			}
+			if len(ids) == 0 {
+				fmt.Fprintln(a.stderr, "no failed entries")
+			}
+			if resumed {
+				a.printf("LLM draining resumed\n")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "every failed entry")
 	return cmd
 }

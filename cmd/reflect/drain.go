@@ -1,0 +1,199 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/queue"
+)
+
+type drainOptions struct {
+	extractor  string
+	max        int
+	background bool
+}
+
+func (a *app) drainCmd() *cobra.Command {
+	var o drainOptions
+	cmd := &cobra.Command{
+		Use:   "drain [--extractor NAME] [--max N] [--background]",
+		Short: "Turn queued sessions into learnings, oldest first, one commit each",
+		Long: `Turn queued sessions into learnings: oldest first, under a drain lock (a second drain
+exits at once), one commit per entry with its learnings and the entry's removal. An entry
+that fails for good moves to queue/failed with the reason (reflect queue retry brings it
+back). The extractor is heuristic (offline, built in), claude, codex or command:PATH;
+reflect.toml's drain.extractor is the default.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			if o.max < 0 {
+				return flagErrorf("--max must not be negative")
+			}
+			cfg := r.Config().Drain
+			if o.extractor != "" {
+				if e := o.extractor; e != "heuristic" && e != "claude" && e != "codex" && !(strings.HasPrefix(e, "command:") && len(e) > 8) {
+					return flagErrorf("--extractor must be heuristic, claude, codex or command:PATH (got %q)", e)
+				}
+				cfg.Extractor = o.extractor
+			}
+			if o.background {
+				args := []string{"--home", r.Root(), "drain", "--extractor", cfg.Extractor}
+				if o.max > 0 {
+					args = append(args, "--max", fmt.Sprint(o.max))
+				}
+				a.background(args...)
+				return nil
+			}
+			rep, err := drain.Run(cmd.Context(), r, drain.Options{Extractor: drain.FromConfig(cfg, drain.LLMOptions{}), Max: o.max, Log: a.log})
+			if errors.Is(err, drain.ErrBusy) {
+				fmt.Fprintln(a.stderr, "reflect: another drain is running; nothing to do")
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return a.printJSON(rep)
+			}
+			for _, e := range rep.Entries {
+				switch {
+				case e.Failed != "":
+					a.printf("%s  failed after %d attempts: %s\n", e.ID, e.Attempts, e.Failed)
+				default:
+					a.printf("%s  %d new, %d seen again (%s)%s\n", e.ID, len(e.Learned), len(e.Merged), e.Extractor, note(e.Note))
+				}
+			}
+			a.printf("drained %d, failed %d, %d new learnings, %d seen again; %d left in the queue\n",
+				rep.Drained, rep.Failed, rep.Learned, rep.Merged, rep.Remaining)
+			if rep.Stopped != "" {
+				a.printf("stopped: %s\n", rep.Stopped)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.extractor, "extractor", "", "heuristic, claude, codex or command:PATH (default: reflect.toml's drain.extractor)")
+	f.IntVar(&o.max, "max", 0, "drain at most N entries (0: all)")
+	f.BoolVar(&o.background, "background", false, "drain in a detached process and return at once")
+	return cmd
+}
+
+func note(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " — " + s
+}
+
+// statusJSON is `reflect status --format json`.
+type statusJSON struct {
+	Home     string         `json:"home"`
+	Head     string         `json:"head"`
+	Queue    int            `json:"queue"`
+	Failed   int            `json:"failed"`
+	LastRun  *drain.Report  `json:"last_drain,omitempty"`
+	Paused   *drain.Pause   `json:"paused,omitempty"`
+	Usage    drain.DayUsage `json:"usage_today"`
+	Caps     map[string]int `json:"caps"`
+	Capped   string         `json:"capped,omitempty"`
+	Index    index.Status   `json:"index"`
+	Extract  string         `json:"extractor"`
+	Problems []string       `json:"problems,omitempty"`
+}
+
+func (a *app) statusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "The queue, the last drain, LLM usage against its caps, and the index",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := a.repo()
+			if err != nil {
+				return err
+			}
+			st, err := a.status(r)
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return a.printJSON(st)
+			}
+			a.printf("memory   %s at %s\n", st.Home, short(st.Head))
+			a.printf("queue    %d pending, %d failed\n", st.Queue, st.Failed)
+			if st.LastRun != nil {
+				lr := st.LastRun
+				a.printf("drain    last %s (%s): drained %d, failed %d, %d new, %d seen again; %d left", lr.Finished.Local().Format("2006-01-02 15:04"), lr.Extractor, lr.Drained, lr.Failed, lr.Learned, lr.Merged, lr.Remaining)
+				if lr.Stopped != "" {
+					a.printf(" (stopped: %s)", lr.Stopped)
+				}
+				a.printf("\n")
+			} else {
+				a.printf("drain    never ran on this machine\n")
+			}
+			a.printf("extract  %s\n", st.Extract)
+			if st.Paused != nil {
+				a.printf("PAUSED   LLM draining since %s: %s — fix it, then reflect queue retry\n", st.Paused.Since.Local().Format("2006-01-02 15:04"), st.Paused.Reason)
+			}
+			a.printf("usage    today %d LLM calls of %s, ~%d input tokens of %s\n", st.Usage.Calls, capText(st.Caps["calls"]), st.Usage.InputTokens, capText(st.Caps["tokens"]))
+			if st.Capped != "" {
+				a.printf("CAPPED   %s\n", st.Capped)
+			}
+			ix := st.Index
+			switch {
+			case !ix.Exists:
+				a.printf("index    none yet (the next search builds it)\n")
+			case ix.Fresh:
+				a.printf("index    up to date (%d learnings)\n", ix.Learnings)
+			default:
+				a.printf("index    behind HEAD by %d changed learnings (the next search catches up)\n", ix.Behind)
+			}
+			return nil
+		},
+	}
+}
+
+func capText(n int) string {
+	if n == 0 {
+		return "no cap"
+	}
+	return fmt.Sprint(n)
+}
+
+func (a *app) status(r *gitstore.Repo) (*statusJSON, error) {
+	head, err := r.Head()
+	if err != nil {
+		return nil, err
+	}
+	cfg := r.Config().Drain
+	st := &statusJSON{Home: r.Root(), Head: head.String(), LastRun: drain.LastDrain(r), Paused: drain.Paused(r),
+		Usage: drain.UsageOn(r, time.Now()), Caps: map[string]int{"calls": cfg.MaxCallsPerDay, "tokens": cfg.MaxTokensPerDay},
+		Extract: cfg.Extractor}
+	files, err := r.Walk(queue.Dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, queue.FailedDir+"/") {
+			st.Failed++
+		} else if strings.HasSuffix(f.Path, ".json") {
+			st.Queue++
+		}
+	}
+	if st.Caps["calls"] > 0 && st.Usage.Calls >= st.Caps["calls"] {
+		st.Capped = fmt.Sprintf("%d of %d LLM calls today (drain.max_calls_per_day)", st.Usage.Calls, st.Caps["calls"])
+	} else if st.Caps["tokens"] > 0 && st.Usage.InputTokens >= st.Caps["tokens"] {
+		st.Capped = fmt.Sprintf("~%d of %d input tokens today (drain.max_tokens_per_day)", st.Usage.InputTokens, st.Caps["tokens"])
+	}
+	st.Index, err = index.Inspect(r)
+	return st, err
+}

@@ -1,0 +1,70 @@
+// Package drain turns queue entries into learnings: the worker (oldest first, under a drain
+// lock, one commit per entry), the extractors (heuristic, claude, codex, command:PATH),
+// retries with backoff, caps on LLM use, the pause after an auth or billing error, and the
+// dedupe and supersede rules applied before anything is written.
+package drain
+
+import (
+	"context"
+	"errors"
+
+	"github.com/reflect-memory/reflect/queue"
+)
+
+// Proposal is one learning an extractor proposes for an entry.
+type Proposal struct {
+	Title      string   `json:"title"`
+	Body       string   `json:"body"`
+	Kind       string   `json:"kind"`       // fix | rule | decision | failure | recipe | preference | correction
+	Confidence string   `json:"confidence"` // high | medium | low
+	Tags       []string `json:"tags,omitempty"`
+	Entities   []string `json:"entities,omitempty"`
+	Files      []string `json:"files,omitempty"`
+	// Global: the lesson applies to every project, not only the entry's.
+	Global bool `json:"global,omitempty"`
+	// DuplicateOf is the id of an existing learning that already says this.
+	DuplicateOf string `json:"duplicate_of,omitempty"`
+	// Supersedes are ids of existing learnings this one replaces.
+	Supersedes []string `json:"supersedes,omitempty"`
+}
+
+// Existing is a learning of the entry's project (or a global one) that an extractor is
+// shown as a candidate to deduplicate against or supersede.
+type Existing struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
+	Body  string `json:"body"` // clipped
+}
+
+// Input is what an extractor works from.
+type Input struct {
+	Entry    *queue.Entry
+	Existing []Existing
+}
+
+// Usage is what one extraction cost, for the daily caps.
+type Usage struct {
+	Calls       int `json:"calls"`
+	InputTokens int `json:"input_tokens"` // estimated: bytes of prompt / 4
+}
+
+// Extractor finds the lessons in an entry.
+type Extractor interface {
+	Name() string
+	// LLM reports whether the extractor calls a model: its calls count against the caps
+	// and an auth or billing error pauses it.
+	LLM() bool
+	Extract(ctx context.Context, in Input) ([]Proposal, Usage, error)
+}
+
+// Errors an extractor returns, wrapped with the detail.
+var (
+	// ErrTransient: worth trying again (a time-out, a crash, an overloaded service).
+	ErrTransient = errors.New("transient extractor failure")
+	// ErrBadAnswer: the answer could not be used (no JSON, wrong shape). Retried, then the
+	// entry fails for good.
+	ErrBadAnswer = errors.New("unusable extractor answer")
+	// ErrPause: authentication, quota or billing; LLM draining stops until a manual retry.
+	ErrPause = errors.New("extractor needs attention (auth, quota or billing)")
+)

@@ -1,0 +1,420 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/transcript"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the heuristic extractor")
+
+// fixtureEntry builds the entry the hooks would enqueue for one of the project's transcript
+// fixtures.
+func fixtureEntry(t *testing.T, file string) *queue.Entry {
+	t.Helper()
+	s, err := transcript.ReadFile(filepath.Join("..", "fixtures", "transcripts", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &queue.Entry{ID: "q-01JNTEST000000000000000000", Harness: string(s.Harness), Session: s.ID,
+		Trigger: "session-end", Project: "local/test", Machine: "test", Messages: len(s.Messages),
+		Digest: queue.BuildDigest(s.Messages, 48<<10)}
+}
+
+func extractHeuristic(t *testing.T, e *queue.Entry, existing ...Existing) []Proposal {
+	t.Helper()
+	ps, u, err := Heuristic().Extract(context.Background(), Input{Entry: e, Existing: existing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u != (Usage{}) {
+		t.Errorf("usage = %+v, want none", u)
+	}
+	checkValid(t, ps)
+	return ps
+}
+
+// checkValid turns every proposal into a learning, as the drain does, and validates it.
+func checkValid(t *testing.T, ps []Proposal) {
+	t.Helper()
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	for i, p := range ps {
+		l := learnings.New(p.Title, "local/test", now)
+		l.Kind, l.Confidence = learnings.Kind(p.Kind), learnings.Confidence(p.Confidence)
+		l.Tags, l.Entities, l.Source.Files, l.Body = p.Tags, p.Entities, p.Files, p.Body
+		if err := l.Validate(); err != nil {
+			t.Errorf("proposal %d %q: %v", i, p.Title, err)
+		}
+		if p.Kind == "fix" && len([]rune(p.Title)) > hFixTitleMax {
+			t.Errorf("fix title %q is longer than %d", p.Title, hFixTitleMax)
+		}
+		if strings.TrimSpace(p.Body) == "" {
+			t.Errorf("proposal %d %q has no body", i, p.Title)
+		}
+		for _, tag := range p.Tags {
+			if tag != strings.ToLower(tag) || strings.ContainsAny(tag, " \t") {
+				t.Errorf("proposal %d: tag %q is not one lowercase word", i, tag)
+			}
+		}
+	}
+}
+
+// renderProposals is the golden form: one block per proposal, the body verbatim.
+func renderProposals(ps []Proposal) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d proposals\n", len(ps))
+	for i, p := range ps {
+		fmt.Fprintf(&b, "\n=== %d\ntitle: %s\nkind: %s\nconfidence: %s\n", i+1, p.Title, p.Kind, p.Confidence)
+		fmt.Fprintf(&b, "tags: %s\nentities: %s\nfiles: %s\n", strings.Join(p.Tags, ", "), strings.Join(p.Entities, ", "), strings.Join(p.Files, ", "))
+		if p.Global {
+			b.WriteString("global: true\n")
+		}
+		if p.DuplicateOf != "" {
+			fmt.Fprintf(&b, "duplicate_of: %s\n", p.DuplicateOf)
+		}
+		b.WriteString("--- body\n" + p.Body)
+		if !strings.HasSuffix(p.Body, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func TestHeuristicFixtures(t *testing.T) {
+	tests := []struct {
+		file string
+		// the lessons a person would write down: title, kind, confidence
+		want [][3]string
+	}{
+		{"claude-session.jsonl", [][3]string{{"Use pnpm instead of npm", "correction", "medium"}}},
+		{"codex-rollout.jsonl", [][3]string{{"Use pnpm instead of npm", "correction", "medium"}}},
+		{"codex-legacy.jsonl", [][3]string{{"Don't silence it with nolint, handle the error", "correction", "medium"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			ps := extractHeuristic(t, fixtureEntry(t, tt.file))
+			var got [][3]string
+			for _, p := range ps {
+				got = append(got, [3]string{p.Title, p.Kind, p.Confidence})
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("proposals = %q, want %q", got, tt.want)
+			}
+			golden := filepath.Join("testdata", "heuristic", strings.TrimSuffix(tt.file, ".jsonl")+".golden")
+			out := renderProposals(ps)
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./drain -run Heuristic -update)", err)
+			}
+			if out != string(want) {
+				t.Errorf("%s differs (run go test ./drain -run Heuristic -update to accept):\n--- got\n%s\n--- want\n%s", golden, out, want)
+			}
+		})
+	}
+}
+
+// What the fixtures' proposals must say, beyond their titles.
+func TestHeuristicFixtureDetails(t *testing.T) {
+	claude := extractHeuristic(t, fixtureEntry(t, "claude-session.jsonl"))[0]
+	for _, s := range []string{"`npm test -- checkout` (Bash, exit code 1)", "EUNSUPPORTEDPROTOCOL",
+		"rejected by the user", "> no, use pnpm instead of npm", "What worked after: All 12 checkout tests pass"} {
+		if !strings.Contains(claude.Body, s) {
+			t.Errorf("claude correction body lacks %q:\n%s", s, claude.Body)
+		}
+	}
+	for _, tag := range []string{"npm", "pnpm", "tests"} {
+		if !contains(claude.Tags, tag) {
+			t.Errorf("claude correction tags %q lack %q", claude.Tags, tag)
+		}
+	}
+	legacy := extractHeuristic(t, fixtureEntry(t, "codex-legacy.jsonl"))[0]
+	if !contains(legacy.Files, "internal/fetch/fetch.go") || !strings.Contains(legacy.Body, "ineffectual assignment to err") {
+		t.Errorf("legacy correction lost the lint error: files %q\n%s", legacy.Files, legacy.Body)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestHeuristicAPI(t *testing.T) {
+	h := Heuristic()
+	if h.Name() != "heuristic" || h.LLM() {
+		t.Errorf("Name, LLM = %q, %v", h.Name(), h.LLM())
+	}
+	if _, _, err := h.Extract(context.Background(), Input{}); !errors.Is(err, ErrBadAnswer) {
+		t.Errorf("nil entry: err = %v, want ErrBadAnswer", err)
+	}
+	ps, _, err := h.Extract(context.Background(), Input{Entry: &queue.Entry{}})
+	if err != nil || len(ps) != 0 {
+		t.Errorf("empty entry: %v, %v", ps, err)
+	}
+}
+
+// Synthetic sessions, as digests.
+
+func prompt(s string) queue.Note     { return queue.Note{Kind: queue.NotePrompt, Text: s} }
+func conclusion(s string) queue.Note { return queue.Note{Kind: queue.NoteConclusion, Text: s} }
+func said(s string) queue.Note       { return queue.Note{Kind: queue.NoteFollowup, Text: s} }
+func ran(tool, in string) queue.Note {
+	return queue.Note{Kind: queue.NoteFollowup, Tool: tool, Input: in}
+}
+func failed(tool, in, out string, code int) queue.Note {
+	return queue.Note{Kind: queue.NoteFailure, Tool: tool, Input: in, Text: out, ExitCode: &code}
+}
+
+func entryOf(notes ...queue.Note) *queue.Entry {
+	return &queue.Entry{ID: "q-01JNTEST000000000000000000", Session: "s", Digest: queue.Digest{Notes: notes}}
+}
+
+type wantProposal struct {
+	title, kind, conf string
+	global            bool
+	body              []string // substrings of the body
+	notBody           []string
+	tags              []string
+}
+
+func TestHeuristicSessions(t *testing.T) {
+	goTestFail := "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL\nFAIL\texample.com/p\t0.01s"
+	tests := []struct {
+		name  string
+		notes []queue.Note
+		want  []wantProposal
+	}{{
+		name: "clean session",
+		notes: []queue.Note{
+			prompt("add a --verbose flag to the CLI"),
+			conclusion("Added --verbose to cmd/tool/main.go; go test ./... passes."),
+			prompt("great, now update the README"),
+			conclusion("Updated README.md with the new flag."),
+		},
+	}, {
+		name: "approval after a failure is no correction",
+		notes: []queue.Note{
+			prompt("run the tests"),
+			failed("Bash", "go test ./...", goTestFail, 1),
+			said("TestParse fails: parse() returns 1. I'll fix it."),
+			conclusion("Fixed parse(); all tests pass."),
+			prompt("great, thanks. Now add a changelog entry"),
+			conclusion("Done."),
+		},
+	}, {
+		name: "remember note",
+		notes: []queue.Note{
+			prompt("remember: run the migrations with `make migrate` before the integration tests"),
+			conclusion("Noted."),
+		},
+		want: []wantProposal{{title: "Run the migrations with `make migrate` before the integration tests", kind: "rule", conf: "high",
+			body: []string{"run the migrations with `make migrate` before the integration tests"},
+			tags: []string{"make", "migrations", "tests"}}},
+	}, {
+		name: "remember note for every project",
+		notes: []queue.Note{
+			prompt("From now on, always sign commits with -S, in every project."),
+			conclusion("Will do."),
+		},
+		want: []wantProposal{{title: "Always sign commits with -S, in every project", kind: "rule", conf: "high", global: true}},
+	}, {
+		name: "repeated instruction",
+		notes: []queue.Note{
+			prompt("fix the flaky login test, and use pnpm for installs"),
+			conclusion("Fixed the race in login.spec.ts."),
+			prompt("now the signup page. Use pnpm for installs please."),
+			conclusion("Done."),
+			prompt("don't use npm"), // the other way round: not the same instruction
+			conclusion("Ok."),
+		},
+		want: []wantProposal{{title: "Use pnpm for installs", kind: "preference", conf: "medium",
+			body: []string{"Said in 2 prompts", `- "use pnpm for installs"`, `- "Use pnpm for installs please"`}, tags: []string{"pnpm"}}},
+	}, {
+		name: "opposite instructions are not repeated ones",
+		notes: []queue.Note{
+			prompt("use the staging database"),
+			conclusion("Ok."),
+			prompt("don't use the staging database"),
+			conclusion("Ok."),
+		},
+	}, {
+		name: "failure with no fix",
+		notes: []queue.Note{
+			prompt("run the tests"),
+			failed("Bash", "go test ./...", goTestFail, 1),
+			said("TestParse fails; the expected value looks wrong. Should I change the test?"),
+			conclusion("TestParse fails; the expected value looks wrong. Should I change the test?"),
+		},
+	}, {
+		name: "failure then fix",
+		notes: []queue.Note{
+			prompt("build the docs"),
+			failed("Bash", "make docs", "make: *** No rule to make target 'docs'.  Stop.", 2),
+			ran("Bash", "npm run docs:build"),
+			conclusion("The docs are built in site/."),
+		},
+		want: []wantProposal{{title: "`make docs` fails; `npm run docs:build` works", kind: "fix", conf: "medium", tags: []string{"make", "npm", "build"},
+			body: []string{"`make docs` (Bash, exit code 2): `make: *** No rule to make target 'docs'.  Stop.`", "npm run docs:build"}}},
+	}, {
+		name: "fix after a failed retry, still failing later",
+		notes: []queue.Note{
+			prompt("run the e2e tests"),
+			failed("exec_command", "npx playwright test", "Error: browserType.launch: Executable doesn't exist", 1),
+			ran("exec_command", "npx playwright test --project=chromium"),
+			failed("exec_command", "npx playwright test --project=chromium", "Error: page.goto: net::ERR_CONNECTION_REFUSED", 1),
+			ran("exec_command", "pnpm dev & npx playwright test --project=chromium"),
+			failed("exec_command", "pnpm lint", "1 problem", 1),
+			conclusion("The e2e tests pass with the dev server running; lint still reports one problem."),
+		},
+		want: []wantProposal{{title: "`npx playwright test` fails; `pnpm dev & npx playwright test --projec…` works", kind: "fix", conf: "low",
+			body: []string{"Executable doesn't exist", "Then `npx playwright test --project=chromium`", "ERR_CONNECTION_REFUSED"},
+			tags: []string{"playwright", "pnpm", "tests"}}},
+	}, {
+		name: "a retry of the same command is no fix",
+		notes: []queue.Note{
+			prompt("run the tests"),
+			failed("Bash", "go test ./...", "panic: test timed out after 10m0s", 1),
+			ran("Bash", "go test ./..."),
+			conclusion("Passed on the second run."),
+		},
+	}, {
+		name: "a correction absorbs the fix of the same failure",
+		notes: []queue.Note{
+			prompt("install the deps"),
+			failed("Bash", "npm install", "npm error code EUNSUPPORTEDPROTOCOL", 1),
+			ran("Bash", "npm install --legacy-peer-deps"),
+			conclusion("Installed with --legacy-peer-deps."),
+			prompt("no, use pnpm instead of npm"),
+			conclusion("Installed with pnpm install."),
+		},
+		want: []wantProposal{{title: "Use pnpm instead of npm", kind: "correction", conf: "medium",
+			body: []string{"`npm install` (Bash, exit code 1): `npm error code EUNSUPPORTEDPROTOCOL`; then `npm install --legacy-peer-deps` worked",
+				"> no, use pnpm instead of npm", "What worked after: Installed with pnpm install."}}},
+	}, {
+		name: "a correction whose turn fails again says nothing worked",
+		notes: []queue.Note{
+			prompt("deploy it"),
+			failed("Bash", "kubectl apply -f deploy.yaml", "error: the server doesn't have a resource type", 1),
+			conclusion("The apply failed."),
+			prompt("no, use helm instead of kubectl"),
+			failed("Bash", "helm upgrade --install api ./chart", "Error: INSTALLATION FAILED", 1),
+			conclusion("helm failed too."),
+		},
+		want: []wantProposal{{title: "Use helm instead of kubectl", kind: "correction", conf: "medium",
+			body: []string{"kubectl apply -f deploy.yaml", "> no, use helm instead of kubectl"}, notBody: []string{"What worked"},
+			tags: []string{"kubectl", "helm", "deploy"}}},
+	}, {
+		name: "a correction without a failure before it is left to the hook",
+		notes: []queue.Note{
+			prompt("write the changelog"),
+			conclusion("Wrote CHANGELOG.md."),
+			prompt("no, that's wrong, the release is 2.0 not 1.9"),
+			conclusion("Fixed."),
+		},
+	}, {
+		name: "non-shell tools give no fix pair",
+		notes: []queue.Note{
+			prompt("rename the handler"),
+			failed("Edit", `{"file_path":"/src/h.go","old_string":"x"}`, "String to replace not found in file.", 0),
+			ran("Edit", `{"file_path":"/src/h.go","old_string":"y"}`),
+			conclusion("Renamed."),
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := extractHeuristic(t, entryOf(tt.notes...))
+			if len(ps) != len(tt.want) {
+				t.Fatalf("got %d proposals, want %d:\n%s", len(ps), len(tt.want), renderProposals(ps))
+			}
+			for i, w := range tt.want {
+				p := ps[i]
+				if p.Title != w.title || p.Kind != w.kind || p.Confidence != w.conf || p.Global != w.global {
+					t.Errorf("proposal %d = %q %s %s global=%v, want %q %s %s global=%v", i, p.Title, p.Kind, p.Confidence, p.Global,
+						w.title, w.kind, w.conf, w.global)
+				}
+				for _, s := range w.body {
+					if !strings.Contains(p.Body, s) {
+						t.Errorf("proposal %d body lacks %q:\n%s", i, s, p.Body)
+					}
+				}
+				for _, s := range w.notBody {
+					if strings.Contains(p.Body, s) {
+						t.Errorf("proposal %d body has %q:\n%s", i, s, p.Body)
+					}
+				}
+				if w.tags != nil && !reflect.DeepEqual(p.Tags, w.tags) {
+					t.Errorf("proposal %d tags = %q, want %q", i, p.Tags, w.tags)
+				}
+			}
+		})
+	}
+}
+
+func TestHeuristicDuplicateOf(t *testing.T) {
+	e := fixtureEntry(t, "claude-session.jsonl")
+	existing := []Existing{
+		{ID: "lrn-01JNAAAAAAAAAAAAAAAAAAAAAA", Title: "Run the checkout tests with pnpm", Kind: "fix"},
+		{ID: "lrn-01JNBBBBBBBBBBBBBBBBBBBBBB", Title: "use pnpm instead of npm.", Kind: "correction"},
+	}
+	ps := extractHeuristic(t, e, existing...)
+	if len(ps) != 1 || ps[0].DuplicateOf != "lrn-01JNBBBBBBBBBBBBBBBBBBBBBB" {
+		t.Fatalf("DuplicateOf not set to the hook's correction:\n%s", renderProposals(ps))
+	}
+	ps = extractHeuristic(t, e, existing[0])
+	if len(ps) != 1 || ps[0].DuplicateOf != "" {
+		t.Fatalf("DuplicateOf set for a different lesson:\n%s", renderProposals(ps))
+	}
+}
+
+// A correction repeated in a session is one lesson.
+func TestHeuristicMergesRepeats(t *testing.T) {
+	ps := extractHeuristic(t, entryOf(
+		prompt("run the tests"),
+		failed("Bash", "npm test", "npm error code EUNSUPPORTEDPROTOCOL", 1),
+		conclusion("npm failed."),
+		prompt("no, use pnpm instead of npm"),
+		conclusion("Tests pass."),
+		prompt("now lint it"),
+		failed("Bash", "npm run lint", "npm error code EUNSUPPORTEDPROTOCOL", 1),
+		conclusion("npm failed."),
+		prompt("use pnpm instead of npm, I said"),
+		conclusion("Lint passes."),
+	))
+	if len(ps) != 1 || ps[0].Title != "Use pnpm instead of npm" || ps[0].Kind != "correction" {
+		t.Fatalf("want one correction:\n%s", renderProposals(ps))
+	}
+}
+
+func TestHeuristicDeterministic(t *testing.T) {
+	for _, f := range []string{"claude-session.jsonl", "codex-rollout.jsonl", "codex-legacy.jsonl"} {
+		e := fixtureEntry(t, f)
+		a := extractHeuristic(t, e)
+		b := extractHeuristic(t, e)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: two runs differ:\n%s\n%s", f, renderProposals(a), renderProposals(b))
+		}
+	}
+}

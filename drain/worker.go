@@ -1,0 +1,486 @@
+package drain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/gofrs/flock"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/queue"
+)
+
+// ErrBusy means another drain holds the drain lock; this one did nothing.
+var ErrBusy = errors.New("another drain is running")
+
+// Options shape one drain run.
+type Options struct {
+	// Extractor is the configured extractor; nil builds it from reflect.toml.
+	Extractor Extractor
+	// Max is the most entries this run takes (0: all).
+	Max int
+	// RetryWait is the first wait between attempts (doubling, at most a minute); 0: 2 s.
+	RetryWait time.Duration
+	Now       func() time.Time
+	Log       *slog.Logger
+	// LLM is passed to the claude, codex and command extractors built from reflect.toml.
+	LLM LLMOptions
+}
+
+// EntryResult is what happened to one entry.
+type EntryResult struct {
+	ID         string   `json:"id"`
+	Session    string   `json:"session"`
+	Extractor  string   `json:"extractor"`
+	Attempts   int      `json:"attempts"`
+	Learned    []string `json:"learned,omitempty"`    // new learning ids
+	Merged     []string `json:"merged,omitempty"`     // existing learnings seen again
+	Superseded []string `json:"superseded,omitempty"` // existing learnings now superseded
+	Failed     string   `json:"failed,omitempty"`     // why it moved to queue/failed
+	Note       string   `json:"note,omitempty"`
+}
+
+// Report is what a drain run did.
+type Report struct {
+	Started   time.Time     `json:"started"`
+	Finished  time.Time     `json:"finished"`
+	Extractor string        `json:"extractor"`
+	Entries   []EntryResult `json:"entries"`
+	Drained   int           `json:"drained"`
+	Failed    int           `json:"failed"`
+	Learned   int           `json:"learned"`
+	Merged    int           `json:"merged"`
+	Remaining int           `json:"remaining"`
+	// Stopped says why the run ended with entries left ("daily cap …", "interrupted").
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// FromConfig builds the extractor reflect.toml names.
+func FromConfig(c config.Drain, o LLMOptions) Extractor {
+	if o.Timeout == 0 {
+		o.Timeout = c.Timeout.Std()
+	}
+	if o.Model == "" {
+		o.Model = c.Model
+	}
+	switch {
+	case c.Extractor == "claude":
+		return Claude(o)
+	case c.Extractor == "codex":
+		return Codex(o)
+	case strings.HasPrefix(c.Extractor, "command:"):
+		return Command(strings.TrimPrefix(c.Extractor, "command:"), o)
+	}
+	return Heuristic()
+}
+
+// Run drains the queue: oldest entry first, under the drain lock (a second drain returns
+// ErrBusy at once), one commit per entry holding its new learnings and the entry's removal
+// (or its move to queue/failed), then brings the index up to date.
+func Run(ctx context.Context, r *gitstore.Repo, o Options) (*Report, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.RetryWait <= 0 {
+		o.RetryWait = 2 * time.Second
+	}
+	cfg := r.Config().Drain
+	if o.Extractor == nil {
+		o.Extractor = FromConfig(cfg, o.LLM)
+	}
+	lockPath := filepath.Join(r.StateDir(), "locks", "drain")
+	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
+		return nil, err
+	}
+	fl := flock.New(lockPath)
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		return nil, ErrBusy
+	}
+	defer fl.Unlock()
+
+	rep := &Report{Started: o.Now().UTC(), Extractor: o.Extractor.Name()}
+	items, bad, err := queue.List(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range bad {
+		o.Log.Warn("unreadable queue entry left in place", "err", e)
+	}
+	var pending []queue.Item
+	for _, it := range items {
+		if !it.Failed {
+			pending = append(pending, it)
+		}
+	}
+	w := &worker{r: r, o: o, cfg: cfg, heuristic: Heuristic()}
+	for i, it := range pending {
+		if o.Max > 0 && i >= o.Max {
+			break
+		}
+		if ctx.Err() != nil {
+			rep.Stopped = "interrupted"
+			break
+		}
+		res, stop := w.entry(ctx, it)
+		if stop != "" {
+			rep.Stopped = stop
+			break
+		}
+		rep.Entries = append(rep.Entries, res)
+		if res.Failed != "" {
+			rep.Failed++
+		} else {
+			rep.Drained++
+		}
+		rep.Learned += len(res.Learned)
+		rep.Merged += len(res.Merged)
+	}
+	rep.Remaining = len(pending) - rep.Drained - rep.Failed
+	rep.Finished = o.Now().UTC()
+	if data, err := json.Marshal(rep); err == nil {
+		r.WriteState(lastDrainFile, data)
+	}
+	if rep.Drained > 0 {
+		if err := index.CatchUp(ctx, r); err != nil {
+			o.Log.Warn("index catch-up after drain", "err", err)
+		}
+	}
+	return rep, nil
+}
+
+type worker struct {
+	r         *gitstore.Repo
+	o         Options
+	cfg       config.Drain
+	heuristic Extractor
+}
+
+// entry drains one entry; a non-empty stop ends the run with the entry left queued.
+func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string) {
+	e := it.Entry
+	res := EntryResult{ID: e.ID, Session: e.Session}
+	ext := w.o.Extractor
+	if ext.LLM() {
+		if p := Paused(w.r); p != nil {
+			ext, res.Note = w.heuristic, "LLM paused: "+p.Reason
+		} else if why := w.capped(); why != "" {
+			return res, why
+		}
+	}
+	existing, paths := candidates(ctx, w.r, e)
+	in := Input{Entry: e, Existing: existing}
+	res.Extractor = ext.Name()
+	props, attempts, err := w.extract(ctx, ext, in)
+	res.Attempts = attempts
+	switch {
+	case errors.Is(err, ErrPause):
+		reason := err.Error()
+		w.o.Log.Warn("LLM draining paused", "extractor", ext.Name(), "reason", reason)
+		setPause(w.r, Pause{Since: w.o.Now().UTC(), Extractor: ext.Name(), Reason: reason})
+		ext, res.Extractor, res.Note = w.heuristic, w.heuristic.Name(), "LLM paused: "+reason
+		props, _, err = ext.Extract(ctx, in)
+	case errors.Is(err, errCapped):
+		return res, err.Error()
+	case ctx.Err() != nil:
+		return res, "interrupted"
+	}
+	if err != nil {
+		res.Failed = err.Error()
+		_, cerr := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+			if _, err := tx.Read(it.Path); err != nil {
+				return "", nil // gone meanwhile (drained elsewhere and synced)
+			}
+			if err := queue.FailTx(tx, e, res.Failed, attempts, w.o.Now()); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("drain: %s failed after %d attempts (%s session %s): %s", e.ID, attempts, e.Harness, queue.Short(e.Session), queue.Clip(res.Failed, 120)), nil
+		})
+		if cerr != nil {
+			res.Failed += "; and it could not be moved to queue/failed: " + cerr.Error()
+		}
+		return res, ""
+	}
+	if err := w.apply(ctx, it, ext.Name(), props, paths, &res); err != nil {
+		res.Failed = "write: " + err.Error() // the entry stays queued: nothing was committed
+	}
+	return res, ""
+}
+
+var errCapped = errors.New("daily cap")
+
+// capped says why LLM draining must wait for tomorrow, or "".
+func (w *worker) capped() string {
+	u := UsageOn(w.r, w.o.Now())
+	switch {
+	case w.cfg.MaxCallsPerDay > 0 && u.Calls >= w.cfg.MaxCallsPerDay:
+		return fmt.Sprintf("daily cap reached: %d of %d LLM calls (drain.max_calls_per_day)", u.Calls, w.cfg.MaxCallsPerDay)
+	case w.cfg.MaxTokensPerDay > 0 && u.InputTokens >= w.cfg.MaxTokensPerDay:
+		return fmt.Sprintf("daily cap reached: ~%d of %d input tokens (drain.max_tokens_per_day)", u.InputTokens, w.cfg.MaxTokensPerDay)
+	}
+	return ""
+}
+
+// extract runs the extractor with retries: transient failures and unusable answers are
+// tried again after a growing wait, up to drain.attempts; a pause is not retried.
+func (w *worker) extract(ctx context.Context, ext Extractor, in Input) ([]Proposal, int, error) {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = w.o.RetryWait, time.Minute, 0
+	attempts := 0
+	var props []Proposal
+	op := func() error {
+		if attempts > 0 && ext.LLM() {
+			if why := w.capped(); why != "" {
+				return backoff.Permanent(fmt.Errorf("%w: %s", errCapped, why))
+			}
+		}
+		attempts++
+		p, u, err := ext.Extract(ctx, in)
+		if u.Calls > 0 || u.InputTokens > 0 {
+			addUsage(w.r, w.o.Now(), u)
+		}
+		if err != nil {
+			w.o.Log.Info("extractor failed", "entry", in.Entry.ID, "extractor", ext.Name(), "attempt", attempts, "err", err)
+			if errors.Is(err, ErrPause) || ctx.Err() != nil {
+				return backoff.Permanent(err)
+			}
+			return err
+		}
+		props = p
+		return nil
+	}
+	err := backoff.Retry(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(max(0, w.cfg.Attempts-1))), ctx))
+	return props, attempts, err
+}
+
+// candidates are the learnings of the entry's project (and global ones) that its prompts
+// bring up: what an extractor may say a lesson duplicates or supersedes.
+func candidates(ctx context.Context, r *gitstore.Repo, e *queue.Entry) ([]Existing, map[string]string) {
+	var text strings.Builder
+	for _, n := range e.Digest.Notes {
+		if n.Kind == queue.NotePrompt || n.Kind == queue.NoteFailure {
+			text.WriteString(n.Text + " " + n.Input + "\n")
+		}
+	}
+	terms := index.Analyze(text.String())
+	if len(terms) > 48 {
+		terms = terms[:48]
+	}
+	paths := map[string]string{}
+	if len(terms) == 0 {
+		return nil, paths
+	}
+	ix, err := index.Open(ctx, r, index.Options{LockTimeout: 2 * time.Second})
+	if err != nil {
+		return nil, paths
+	}
+	defer ix.Close()
+	scope := []string{learnings.Global}
+	if e.Project != "" && e.Project != learnings.Global {
+		scope = append(scope, e.Project)
+	}
+	res, err := ix.Search(ctx, index.Query{Terms: terms, Projects: scope, Limit: 12})
+	if err != nil {
+		return nil, paths
+	}
+	var out []Existing
+	for _, h := range res.Hits {
+		out = append(out, Existing{ID: h.ID, Title: h.Title, Kind: h.Kind, Body: queue.Clip(h.Body, 400)})
+		paths[h.ID] = h.Path
+	}
+	return out, paths
+}
+
+// apply commits what an extraction found, with the entry's removal, as one commit.
+func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, props []Proposal, paths map[string]string, res *EntryResult) error {
+	e := it.Entry
+	now := w.o.Now()
+	host, _ := os.Hostname()
+	_, err := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		res.Learned, res.Merged, res.Superseded = nil, nil, nil // fn may run again
+		if _, err := tx.Read(it.Path); err != nil {
+			res.Note = "gone from the queue meanwhile"
+			return "", nil
+		}
+		var made []*learnings.Learning
+		for _, p := range props {
+			project := e.Project
+			if p.Global || project == "" {
+				project = learnings.Global
+			}
+			// the same lesson twice in one entry, or one the project already has
+			if slices.ContainsFunc(made, func(l *learnings.Learning) bool { return sameLesson(l.Title, p.Title) }) {
+				continue
+			}
+			dup := p.DuplicateOf
+			if dup == "" {
+				dup = nearDuplicate(p, paths, tx)
+			}
+			if path, ok := paths[dup]; ok && dup != "" {
+				if err := seenAgain(tx, path, p, e, now); err == nil {
+					res.Merged = append(res.Merged, dup)
+					continue
+				}
+			}
+			l := learnings.New(strings.TrimSpace(p.Title), project, now)
+			l.Kind, _ = learnings.ParseKind(p.Kind)
+			l.Confidence, _ = learnings.ParseConfidence(p.Confidence)
+			if l.Kind == "" {
+				l.Kind = learnings.KindRule
+			}
+			if l.Confidence == "" {
+				l.Confidence = learnings.ConfidenceMedium
+			}
+			l.Tags, l.Entities, l.Body = p.Tags, p.Entities, strings.TrimSpace(p.Body)+"\n"
+			l.Source = learnings.Source{Harness: e.Harness, Session: e.Session, Trigger: e.Trigger,
+				Machine: e.Machine, Commit: e.Commit, Files: p.Files}
+			if l.Source.Machine == "" {
+				l.Source.Machine = host
+			}
+			if err := l.Validate(); err != nil {
+				w.o.Log.Warn("proposal dropped", "entry", e.ID, "title", p.Title, "err", err)
+				continue
+			}
+			for _, old := range p.Supersedes {
+				path, ok := paths[old]
+				if !ok {
+					continue
+				}
+				raw, err := tx.Read(path)
+				if err != nil {
+					continue
+				}
+				ol, err := learnings.Parse(path, raw)
+				if err != nil {
+					continue
+				}
+				if changed, err := learnings.Supersede(ol, l, now); err != nil || !changed {
+					continue
+				}
+				data, err := ol.Render()
+				if err != nil {
+					return "", err
+				}
+				tx.Write(path, data)
+				res.Superseded = append(res.Superseded, old)
+			}
+			data, err := l.Render()
+			if err != nil {
+				return "", err
+			}
+			tx.Write(l.RelPath(), data)
+			made = append(made, l)
+			res.Learned = append(res.Learned, l.ID)
+		}
+		tx.Delete(it.Path)
+		return commitMessage(e, extractor, made, res), nil
+	})
+	return err
+}
+
+func commitMessage(e *queue.Entry, extractor string, made []*learnings.Learning, res *EntryResult) string {
+	from := fmt.Sprintf("%s session %s, %s", e.Harness, queue.Short(e.Session), extractor)
+	switch {
+	case len(made) == 1 && len(res.Merged) == 0:
+		return fmt.Sprintf("learn: %s (from %s)", made[0].Title, from)
+	case len(made) == 0 && len(res.Merged) == 0:
+		return fmt.Sprintf("drain: nothing new in %s", from)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "drain: %d new, %d seen again (from %s)\n", len(made), len(res.Merged), from)
+	for _, l := range made {
+		fmt.Fprintf(&b, "\n+ %s %s", l.ID, l.Title)
+	}
+	for _, id := range res.Merged {
+		fmt.Fprintf(&b, "\n= %s seen again", id)
+	}
+	for _, id := range res.Superseded {
+		fmt.Fprintf(&b, "\n~ %s superseded", id)
+	}
+	return b.String()
+}
+
+// sameLesson: two titles with the same words, give or take a fifth of them.
+func sameLesson(a, b string) bool {
+	wa, wb := index.Analyze(a), index.Analyze(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return false
+	}
+	common := 0
+	for _, x := range wa {
+		if slices.Contains(wb, x) {
+			common++
+		}
+	}
+	union := len(wa) + len(wb) - common
+	return float64(common)/float64(union) >= 0.8
+}
+
+// nearDuplicate finds a candidate whose title says what p's says.
+func nearDuplicate(p Proposal, paths map[string]string, tx *gitstore.Tx) string {
+	for id, path := range paths {
+		raw, err := tx.Read(path)
+		if err != nil {
+			continue
+		}
+		l, err := learnings.Parse(path, raw)
+		if err != nil || l.Status != learnings.StatusCurrent {
+			continue
+		}
+		if sameLesson(l.Title, p.Title) {
+			return id
+		}
+	}
+	return ""
+}
+
+// seenAgain bumps an existing learning's seen count and merges what the new sighting adds
+// (tags, entities, files), in place: the person's text and comments stay as they are.
+func seenAgain(tx *gitstore.Tx, path string, p Proposal, e *queue.Entry, now time.Time) error {
+	raw, err := tx.Read(path)
+	if err != nil {
+		return err
+	}
+	l, err := learnings.Parse(path, raw)
+	if err != nil {
+		return err
+	}
+	if l.Status != learnings.StatusCurrent {
+		return fmt.Errorf("%s is %s", l.ID, l.Status)
+	}
+	l.Seen++
+	l.Updated = now.UTC().Truncate(time.Second)
+	l.Tags = union(l.Tags, p.Tags)
+	l.Entities = union(l.Entities, p.Entities)
+	l.Source.Files = union(l.Source.Files, p.Files)
+	data, err := l.Render()
+	if err != nil {
+		return err
+	}
+	tx.Write(path, data)
+	return nil
+}
+
+func union(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

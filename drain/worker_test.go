@@ -1,0 +1,317 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/queue"
+)
+
+func setHome(t testing.TB) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
+
+// newRepo is a knowledge repository whose reflect.toml holds extra (TOML) settings.
+func newRepo(t testing.TB, settings string) *gitstore.Repo {
+	t.Helper()
+	setHome(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "mem")
+	r, _, err := gitstore.Init(ctx, dir, gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if settings != "" {
+		if _, err := r.Commit(ctx, "settings", map[string][]byte{"reflect.toml": []byte(settings)}); err != nil {
+			t.Fatal(err)
+		}
+		if r, err = gitstore.Open(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// enqueue commits n entries of project, each with one prompt note numbered i.
+func enqueue(t testing.TB, r *gitstore.Repo, n int, project string) []string {
+	t.Helper()
+	files := map[string][]byte{}
+	var ids []string
+	base := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		at := base.Add(time.Duration(i) * time.Second)
+		e := &queue.Entry{ID: queue.NewID(at), Harness: "claude-code", Session: fmt.Sprintf("sess-%04d", i), Trigger: "precompact",
+			Project: project, Machine: "laptop-a", Created: at, Updated: at, Messages: 2,
+			Digest: queue.Digest{Prompts: 1, Notes: []queue.Note{{Kind: queue.NotePrompt, Text: fmt.Sprintf("lesson number %d about widgets", i)}}}}
+		data, err := e.Render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[queue.Path(e.ID)] = data
+		ids = append(ids, e.ID)
+	}
+	if _, err := r.Commit(context.Background(), "enqueue", files); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// fake is an extractor a test scripts: answer returns what it says for one entry.
+type fake struct {
+	name   string
+	llm    bool
+	mu     sync.Mutex
+	calls  int
+	answer func(calls int, in Input) ([]Proposal, error)
+}
+
+func (f *fake) Name() string { return f.name }
+func (f *fake) LLM() bool    { return f.llm }
+func (f *fake) Extract(ctx context.Context, in Input) ([]Proposal, Usage, error) {
+	f.mu.Lock()
+	f.calls++
+	n := f.calls
+	f.mu.Unlock()
+	p, err := f.answer(n, in)
+	return p, Usage{Calls: 1, InputTokens: 1000}, err
+}
+
+// oneLesson proposes one learning named after the entry's prompt.
+func oneLesson(_ int, in Input) ([]Proposal, error) {
+	return []Proposal{{Title: "Learned: " + in.Entry.Digest.Notes[0].Text, Body: "body", Kind: "fix", Confidence: "high"}}, nil
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func healthy(t testing.TB, r *gitstore.Repo) {
+	t.Helper()
+	if st := git(t, r.Root(), "status", "--porcelain"); st != "" {
+		t.Fatalf("git status: %s", st)
+	}
+	git(t, r.Root(), "fsck", "--strict", "--no-progress")
+}
+
+func run(t testing.TB, r *gitstore.Repo, ext Extractor) *Report {
+	t.Helper()
+	rep, err := Run(context.Background(), r, Options{Extractor: ext, RetryWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestDrainOneCommitPerEntry(t *testing.T) {
+	r := newRepo(t, "")
+	enqueue(t, r, 5, "github.com/acme/widgets")
+	before := git(t, r.Root(), "rev-list", "--count", "HEAD")
+	rep := run(t, r, &fake{name: "fake", answer: oneLesson})
+	if rep.Drained != 5 || rep.Learned != 5 || rep.Remaining != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	after := git(t, r.Root(), "rev-list", "--count", "HEAD")
+	if fmt.Sprint(atoi(before)+5) != after {
+		t.Errorf("commits %s → %s, want one per entry", before, after)
+	}
+	if q := git(t, r.Root(), "ls-files", "queue"); q != "" {
+		t.Errorf("queue not empty: %s", q)
+	}
+	files := git(t, r.Root(), "ls-files", "learnings/github.com/acme/widgets")
+	if n := len(strings.Split(files, "\n")); n != 5 {
+		t.Errorf("%d learning files", n)
+	}
+	// each commit holds the learning and the entry's removal
+	stat := git(t, r.Root(), "show", "--name-status", "--format=%s", "HEAD")
+	if !strings.Contains(stat, "D\tqueue/") || !strings.Contains(stat, "A\tlearnings/github.com/acme/widgets/") || !strings.HasPrefix(stat, "learn: Learned: lesson number 4") {
+		t.Errorf("last commit:\n%s", stat)
+	}
+	healthy(t, r)
+	if LastDrain(r) == nil {
+		t.Error("no last drain recorded")
+	}
+}
+
+func atoi(s string) int { var n int; fmt.Sscan(s, &n); return n }
+
+func TestFailedForGoodAndRetry(t *testing.T) {
+	r := newRepo(t, "[drain]\nattempts = 3\n")
+	ids := enqueue(t, r, 2, "github.com/acme/widgets")
+	bad := &fake{name: "fake", llm: true, answer: func(int, Input) ([]Proposal, error) {
+		return nil, fmt.Errorf("%w: no JSON in %q", ErrBadAnswer, "I think the session went well")
+	}}
+	rep := run(t, r, bad)
+	if rep.Failed != 2 || bad.calls != 6 {
+		t.Fatalf("failed %d after %d calls, want 2 after 6: %+v", rep.Failed, bad.calls, rep)
+	}
+	failed := git(t, r.Root(), "ls-files", "queue/failed")
+	if !strings.Contains(failed, ids[0]) || !strings.Contains(failed, ids[1]) {
+		t.Fatalf("queue/failed: %s", failed)
+	}
+	raw := git(t, r.Root(), "show", "HEAD:queue/failed/"+ids[0]+".json")
+	if !strings.Contains(raw, `"error": "unusable extractor answer: no JSON`) || !strings.Contains(raw, `"attempts": 3`) {
+		t.Errorf("failed entry does not say why:\n%s", raw)
+	}
+	if u := UsageOn(r, time.Now()); u.Calls != 6 {
+		t.Errorf("usage %+v, want 6 calls", u)
+	}
+	moved, err := queue.Retry(context.Background(), r, ids[0], false, time.Now())
+	if err != nil || len(moved) != 1 {
+		t.Fatal(err, moved)
+	}
+	rep = run(t, r, &fake{name: "fake", answer: oneLesson})
+	if rep.Drained != 1 || rep.Learned != 1 {
+		t.Errorf("after retry: %+v", rep)
+	}
+	healthy(t, r)
+}
+
+func TestFlakyExtractorSucceedsOnRetry(t *testing.T) {
+	r := newRepo(t, "")
+	enqueue(t, r, 1, "github.com/acme/widgets")
+	flaky := &fake{name: "fake", llm: true, answer: func(n int, in Input) ([]Proposal, error) {
+		if n <= 2 {
+			return nil, fmt.Errorf("%w: exit status 1: overloaded", ErrTransient)
+		}
+		return oneLesson(n, in)
+	}}
+	rep := run(t, r, flaky)
+	if rep.Drained != 1 || rep.Entries[0].Attempts != 3 {
+		t.Errorf("%+v", rep)
+	}
+}
+
+func TestPauseFallsBackToHeuristic(t *testing.T) {
+	r := newRepo(t, "")
+	enqueue(t, r, 3, "github.com/acme/widgets")
+	auth := &fake{name: "claude", llm: true, answer: func(int, Input) ([]Proposal, error) {
+		return nil, fmt.Errorf("%w: Invalid API key · Please run /login", ErrPause)
+	}}
+	rep := run(t, r, auth)
+	if auth.calls != 1 {
+		t.Errorf("the paused extractor was called %d times, want 1", auth.calls)
+	}
+	if rep.Drained != 3 || rep.Failed != 0 {
+		t.Errorf("%+v", rep)
+	}
+	for _, e := range rep.Entries {
+		if e.Extractor != "heuristic" || !strings.Contains(e.Note, "LLM paused") {
+			t.Errorf("entry %+v", e)
+		}
+	}
+	p := Paused(r)
+	if p == nil || !strings.Contains(p.Reason, "Invalid API key") {
+		t.Fatalf("pause %+v", p)
+	}
+	if ok, _ := Resume(r); !ok || Paused(r) != nil {
+		t.Error("resume did not lift the pause")
+	}
+}
+
+func TestDailyCapStopsLLMDraining(t *testing.T) {
+	r := newRepo(t, "[drain]\nmax_calls_per_day = 2\n")
+	enqueue(t, r, 5, "github.com/acme/widgets")
+	ext := &fake{name: "claude", llm: true, answer: oneLesson}
+	rep := run(t, r, ext)
+	if rep.Drained != 2 || rep.Remaining != 3 || !strings.Contains(rep.Stopped, "daily cap reached: 2 of 2 LLM calls") {
+		t.Fatalf("%+v", rep)
+	}
+	// the heuristic extractor is not capped
+	rep = run(t, r, &fake{name: "heuristic", answer: oneLesson})
+	if rep.Drained != 3 {
+		t.Errorf("heuristic after the cap: %+v", rep)
+	}
+}
+
+func TestSecondDrainExitsAtOnce(t *testing.T) {
+	r := newRepo(t, "")
+	enqueue(t, r, 1, "github.com/acme/widgets")
+	started, release := make(chan struct{}), make(chan struct{})
+	slow := &fake{name: "fake", answer: func(n int, in Input) ([]Proposal, error) {
+		close(started)
+		<-release
+		return oneLesson(n, in)
+	}}
+	done := make(chan error)
+	go func() { _, err := Run(context.Background(), r, Options{Extractor: slow}); done <- err }()
+	<-started
+	t0 := time.Now()
+	_, err := Run(context.Background(), r, Options{Extractor: slow})
+	if !errors.Is(err, ErrBusy) || time.Since(t0) > 200*time.Millisecond {
+		t.Errorf("second drain: %v after %v", err, time.Since(t0))
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDuplicateBumpsSeenAndSupersede(t *testing.T) {
+	r := newRepo(t, "")
+	ctx := context.Background()
+	old := learnings.New("Use pnpm instead of npm in the cart tests", "github.com/acme/widgets", time.Now().Add(-time.Hour))
+	old.Body, old.Tags = "npm breaks the workspace links.\n", []string{"pnpm"}
+	if _, err := learnings.Create(ctx, r, old, "seed"); err != nil {
+		t.Fatal(err)
+	}
+	stale := learnings.New("Run the cart tests with npm test", "github.com/acme/widgets", time.Now().Add(-time.Hour))
+	stale.Body = "npm test -- cart\n"
+	if _, err := learnings.Create(ctx, r, stale, "seed"); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	at := time.Now()
+	e := &queue.Entry{ID: queue.NewID(at), Harness: "codex", Session: "s-dup", Trigger: "stop", Project: "github.com/acme/widgets",
+		Created: at, Updated: at, Digest: queue.Digest{Notes: []queue.Note{{Kind: queue.NotePrompt, Text: "no, use pnpm instead of npm for the cart tests"}}}}
+	data, _ := e.Render()
+	files[queue.Path(e.ID)] = data
+	if _, err := r.Commit(ctx, "enqueue", files); err != nil {
+		t.Fatal(err)
+	}
+	ext := &fake{name: "fake", answer: func(_ int, in Input) ([]Proposal, error) {
+		var staleID string
+		for _, x := range in.Existing {
+			if strings.Contains(x.Title, "npm test") {
+				staleID = x.ID
+			}
+		}
+		if staleID == "" || len(in.Existing) < 2 {
+			return nil, fmt.Errorf("%w: candidates not shown: %+v", ErrBadAnswer, in.Existing)
+		}
+		return []Proposal{
+			{Title: "Use pnpm instead of npm in the cart tests", Body: "again", Kind: "correction", Confidence: "medium", Tags: []string{"tests"}},
+			{Title: "Run the cart tests with pnpm --filter cart test", Body: "pnpm --filter @webshop/cart test", Kind: "recipe", Confidence: "high", Supersedes: []string{staleID}},
+		}, nil
+	}}
+	rep := run(t, r, ext)
+	if rep.Failed != 0 || rep.Learned != 1 || rep.Merged != 1 || len(rep.Entries[0].Superseded) != 1 {
+		t.Fatalf("%+v", rep.Entries)
+	}
+	got, _, err := learnings.Get(r, old.ID)
+	if err != nil || got.Seen != 2 || strings.Join(got.Tags, ",") != "pnpm,tests" {
+		t.Errorf("duplicate not merged: %+v %v", got, err)
+	}
+	s, _, _ := learnings.Get(r, stale.ID)
+	if s.Status != learnings.StatusSuperseded || s.SupersededBy != rep.Entries[0].Learned[0] {
+		t.Errorf("stale learning: status %s by %s", s.Status, s.SupersededBy)
+	}
+	healthy(t, r)
+}

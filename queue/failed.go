@@ -1,0 +1,69 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// FailedPath is where an entry the drain gave up on is kept, with its error.
+func FailedPath(id string) string { return FailedDir + "/" + id + ".json" }
+
+// FailTx moves a pending entry to queue/failed with the reason, inside a write.
+func FailTx(tx *gitstore.Tx, e *Entry, reason string, attempts int, now time.Time) error {
+	e.Error, e.Attempts, e.Updated = reason, attempts, now.UTC().Truncate(time.Second)
+	data, err := e.Render()
+	if err != nil {
+		return err
+	}
+	tx.Write(FailedPath(e.ID), data)
+	tx.Delete(Path(e.ID))
+	return nil
+}
+
+// Retry moves failed entries back to the queue in one commit: the one id names (a unique
+// prefix is enough), or all of them. It returns the entries moved.
+func Retry(ctx context.Context, r *gitstore.Repo, id string, all bool, now time.Time) ([]*Entry, error) {
+	var moved []*Entry
+	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		moved = nil // fn runs again if git moved the branch meanwhile
+		items, _, err := listTx(tx)
+		if err != nil {
+			return "", err
+		}
+		var failed []Item
+		for _, it := range items {
+			if it.Failed {
+				failed = append(failed, it)
+			}
+		}
+		if !all {
+			it, err := Find(failed, id)
+			if err != nil {
+				return "", err
+			}
+			failed = []Item{it}
+		}
+		for _, it := range failed {
+			e := it.Entry
+			e.Error, e.Attempts, e.Updated = "", 0, now.UTC().Truncate(time.Second)
+			data, err := e.Render()
+			if err != nil {
+				return "", err
+			}
+			tx.Delete(it.Path)
+			tx.Write(Path(e.ID), data)
+			moved = append(moved, e)
+		}
+		if len(moved) == 0 {
+			return "", nil // nothing to commit
+		}
+		if len(moved) == 1 {
+			return fmt.Sprintf("queue: retry %s (%s session %s)", moved[0].ID, moved[0].Harness, Short(moved[0].Session)), nil
+		}
+		return fmt.Sprintf("queue: retry %d failed entries", len(moved)), nil
+	})
+	return moved, err
+}
