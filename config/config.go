@@ -38,6 +38,8 @@ type Drain struct {
 	Timeout Duration `toml:"timeout"`
 	// Attempts is how many times one entry is tried before it moves to queue/failed.
 	Attempts int `toml:"attempts"`
+	// RetryWait is the first wait between attempts; it doubles each time, up to a minute.
+	RetryWait Duration `toml:"retry_wait"`
 	// MaxCallsPerDay and MaxTokensPerDay cap LLM use (estimated input tokens); 0: no cap.
 	MaxCallsPerDay  int `toml:"max_calls_per_day"`
 	MaxTokensPerDay int `toml:"max_tokens_per_day"`
@@ -100,7 +102,7 @@ func Default() Config {
 		},
 		Queue:  Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
 		Recall: Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4, HalfLife: Duration(180 * 24 * time.Hour)},
-		Drain: Drain{Extractor: "heuristic", Timeout: Duration(3 * time.Minute), Attempts: 3,
+		Drain: Drain{Extractor: "heuristic", Timeout: Duration(3 * time.Minute), Attempts: 3, RetryWait: Duration(2 * time.Second),
 			MaxCallsPerDay: 40, MaxTokensPerDay: 1_000_000},
 	}
 }
@@ -152,6 +154,8 @@ model = ""
 # moves to queue/failed.
 timeout = "3m"
 attempts = 3
+# The first wait between attempts; it doubles each time, up to a minute.
+retry_wait = "2s"
 # Caps on LLM use per day (estimated input tokens); 0 means no cap.
 max_calls_per_day = 40
 max_tokens_per_day = 1000000
@@ -242,7 +246,7 @@ func (c Config) validate(path string) error {
 	for key, d := range map[string]Duration{
 		"git.lock_timeout": c.Git.LockTimeout, "hooks.recall_timeout": c.Hooks.RecallTimeout,
 		"hooks.capture_timeout": c.Hooks.CaptureTimeout, "hooks.correction_window": c.Hooks.CorrectionWindow,
-		"recall.half_life": c.Recall.HalfLife, "drain.timeout": c.Drain.Timeout,
+		"recall.half_life": c.Recall.HalfLife, "drain.timeout": c.Drain.Timeout, "drain.retry_wait": c.Drain.RetryWait,
 	} {
 		if d.Std() == 0 {
 			return &Error{File: path, Key: key, Msg: "must be greater than zero"}

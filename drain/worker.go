@@ -31,7 +31,8 @@ type Options struct {
 	Extractor Extractor
 	// Max is the most entries this run takes (0: all).
 	Max int
-	// RetryWait is the first wait between attempts (doubling, at most a minute); 0: 2 s.
+	// RetryWait is the first wait between attempts (doubling, at most a minute); 0:
+	// reflect.toml's drain.retry_wait.
 	RetryWait time.Duration
 	Now       func() time.Time
 	Log       *slog.Logger
@@ -96,10 +97,10 @@ func Run(ctx context.Context, r *gitstore.Repo, o Options) (*Report, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	if o.RetryWait <= 0 {
-		o.RetryWait = 2 * time.Second
-	}
 	cfg := r.Config().Drain
+	if o.RetryWait <= 0 {
+		o.RetryWait = cfg.RetryWait.Std()
+	}
 	if o.Extractor == nil {
 		o.Extractor = FromConfig(cfg, o.LLM)
 	}
