@@ -6,6 +6,7 @@
 //	go run ./bench -quick          # small sizes, for CI
 //	go run ./bench -hooks          # the capture hooks at 10,000 learnings
 //	go run ./bench -recall         # recall hooks, search, reindex, catch-up at 1k/10k/100k
+//	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
 package main
 
 import (
@@ -45,6 +46,7 @@ func main() {
 	projects := flag.Int("projects", 50, "projects the learnings are spread over")
 	quick := flag.Bool("quick", false, "small sizes and few runs (CI)")
 	hooksMode := flag.Bool("hooks", false, "measure the capture hooks instead of reflect add")
+	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
@@ -52,7 +54,13 @@ func main() {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *recallMode {
+	if *drainMode {
+		n, entries := 10000, 300
+		if *quick {
+			n, entries = 1000, 60
+		}
+		err = runDrain(n, entries, *runs)
+	} else if *recallMode {
 		sz := "1000,10000,100000"
 		if *quick {
 			sz = "1000,3000"
