@@ -168,3 +168,28 @@ func TestKilledDrainerLosesNothing(t *testing.T) {
 		t.Errorf("only %d drains were killed mid-way; the test is not exercising crashes", kills)
 	}
 }
+
+// TestSessionStartDrainsInTheBackground: a SessionStart hook with captures waiting returns
+// at once and a detached drain turns them into learnings.
+func TestSessionStartDrainsInTheBackground(t *testing.T) {
+	environ := env(t)
+	home := initRepo(t, environ)
+	queueNotes(t, home, 3)
+	out, took := runHook(t, environ, home, "claude", map[string]any{"session_id": "s-bg", "hook_event_name": "SessionStart", "source": "startup", "cwd": t.TempDir()})
+	if msg := checkHookOutput([]byte(out)); msg != "" {
+		t.Fatal(msg)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && run(t, environ, home, "git", "ls-files", "queue") != "" {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if q := run(t, environ, home, "git", "ls-files", "queue"); q != "" {
+		t.Fatalf("the queue was not drained in the background:\n%s", q)
+	}
+	if n := len(learned(t, environ, home)); n != 3 {
+		t.Errorf("%d learnings, want 3", n)
+	}
+	t.Logf("SessionStart returned in %v", took)
+	waitBackground(home)
+	assertHealthy(t, environ, home)
+}

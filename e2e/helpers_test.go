@@ -103,7 +103,7 @@ func assertHealthy(t testing.TB, environ []string, home string) {
 // catch-up or build), so the test's temporary directory is not removed under it.
 func waitBackground(home string) {
 	time.Sleep(30 * time.Millisecond)
-	for _, name := range []string{"pool", "index-build", "index"} {
+	for _, name := range []string{"drain", "pool", "index-build", "index"} {
 		fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", name))
 		if fl.Lock() == nil {
 			fl.Unlock()
