@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,14 +101,37 @@ func assertHealthy(t testing.TB, environ []string, home string) {
 	}
 }
 
-// waitBackground waits for the detached work a command started (pool refill, index
-// catch-up or build), so the test's temporary directory is not removed under it.
+// waitBackground waits for the detached work commands and hooks started on home (drain,
+// index catch-up or build, pool refill) to finish, so the test's temporary directory is not
+// removed under it: until no process names home on its command line (Linux's /proc), then
+// until their locks are free.
 func waitBackground(home string) {
-	time.Sleep(30 * time.Millisecond)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(30 * time.Millisecond)
+		if !runningOn(home) {
+			break
+		}
+	}
 	for _, name := range []string{"drain", "pool", "index-build", "index"} {
 		fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", name))
 		if fl.Lock() == nil {
 			fl.Unlock()
 		}
 	}
+}
+
+// runningOn reports whether a process other than this one has home on its command line.
+func runningOn(home string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	self := fmt.Sprintf("/proc/%d/cmdline", os.Getpid())
+	for _, p := range procs {
+		if p == self {
+			continue
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) {
+			return true
+		}
+	}
+	return false
 }

@@ -130,9 +130,11 @@ func TestHooksSurviveHostilePayloads(t *testing.T) {
 	}
 	assertHealthy(t, environ, locked)
 	assertHealthy(t, environ, home)
-	// everything committed is well formed: only captures and learnings, each one valid
+	// everything committed is well formed: only captures, learnings and the drains that
+	// SessionStart starts in the background, each one valid
+	waitBackground(home)
 	for _, subj := range strings.Split(run(t, environ, home, "git", "log", "--format=%s"), "\n") {
-		if !strings.HasPrefix(subj, "capture(") && !strings.HasPrefix(subj, "learn: ") && !strings.HasPrefix(subj, "init:") {
+		if !strings.HasPrefix(subj, "capture(") && !strings.HasPrefix(subj, "learn: ") && !strings.HasPrefix(subj, "init:") && !strings.HasPrefix(subj, "drain: ") {
 			t.Errorf("unexpected commit %q", subj)
 		}
 	}
