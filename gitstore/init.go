@@ -17,6 +17,8 @@ import (
 // InitOptions are the choices of `reflect init`.
 type InitOptions struct {
 	Remote string // URL of the remote "origin"; empty for none
+	// Empty leaves the new repository without a first commit (a clone fills it).
+	Empty bool
 }
 
 // Init creates the knowledge repository at root (a new git repository with branch main and
@@ -44,12 +46,14 @@ func Init(ctx context.Context, root string, opts InitOptions) (r *Repo, created 
 		if r, err = open(abs, filepath.Join(abs, ".git")); err != nil {
 			return nil, false, err
 		}
-		_, err = r.Update(ctx, func(tx *Tx) (string, error) {
-			tx.Write(rcfg.FileName, []byte(rcfg.DefaultFile))
-			return "init: reflect knowledge repository", nil
-		})
-		if err != nil {
-			return nil, false, err
+		if !opts.Empty {
+			_, err = r.Update(ctx, func(tx *Tx) (string, error) {
+				tx.Write(rcfg.FileName, []byte(rcfg.DefaultFile))
+				return "init: reflect knowledge repository", nil
+			})
+			if err != nil {
+				return nil, false, err
+			}
 		}
 		if r, err = Open(abs); err != nil {
 			return nil, false, err

@@ -63,7 +63,10 @@ func Open(root string) (*Repo, error) {
 		return nil, &NotInitialisedError{Dir: abs}
 	}
 	if _, err := os.Stat(filepath.Join(abs, rcfg.FileName)); err != nil {
-		return nil, &NotInitialisedError{Dir: abs}
+		// a clone still being filled has reflect's state directory but no reflect.toml yet
+		if _, err := os.Stat(filepath.Join(gitDir, "reflect")); err != nil {
+			return nil, &NotInitialisedError{Dir: abs}
+		}
 	}
 	return open(abs, gitDir)
 }
@@ -281,3 +284,6 @@ func (r *Repo) Log(n int) ([]CommitInfo, error) {
 	}
 	return out, nil
 }
+
+// Ref reads a ref by its full name (refs/remotes/origin/main); zero when it does not exist.
+func (r *Repo) Ref(name string) (plumbing.Hash, error) { return r.readRef(name) }

@@ -22,6 +22,22 @@ type Tx struct {
 	head   plumbing.Hash
 	root   plumbing.Hash
 	writes map[string][]byte // nil: delete
+	merge  plumbing.Hash     // second parent of the commit (a merge), or zero
+	ff     plumbing.Hash     // fast-forward: move the branch to this commit, write none
+}
+
+// MergeWith makes the commit a merge: other becomes its second parent. The commit is made
+// even when the staged files leave the tree as it was.
+func (tx *Tx) MergeWith(other plumbing.Hash) { tx.merge = other }
+
+// FastForward moves the branch to commit, a descendant of Head whose tree the staged files
+// must produce exactly; no commit is written. The work tree and git index are updated for
+// the staged paths only.
+func (tx *Tx) FastForward(commit plumbing.Hash) { tx.ff = commit }
+
+// TreeOf returns the tree of commit under dir, like Repo.TreeOf (for merges inside a Tx).
+func (tx *Tx) TreeOf(commit plumbing.Hash, dir string) (plumbing.Hash, error) {
+	return tx.r.TreeOf(commit, dir)
 }
 
 // Head is the commit the Tx builds on.
@@ -118,7 +134,7 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	if len(paths) == 0 {
+	if len(paths) == 0 && tx.merge.IsZero() && tx.ff.IsZero() {
 		return tx.head, nil
 	}
 	changes := map[string]blobChange{}
@@ -156,12 +172,23 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 			return plumbing.ZeroHash, err
 		}
 	}
-	if newRoot == tx.root {
+	var commit plumbing.Hash
+	switch {
+	case !tx.ff.IsZero():
+		want, err := r.commitTree(tx.ff)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if want != newRoot {
+			return plumbing.ZeroHash, fmt.Errorf("fast-forward to %s: the staged files make tree %s, not %s", tx.ff, newRoot, want)
+		}
+		commit = tx.ff
+	case newRoot == tx.root && tx.merge.IsZero():
 		return tx.head, nil
-	}
-	commit, err := r.writeCommit(newRoot, tx.head, msg)
-	if err != nil {
-		return plumbing.ZeroHash, err
+	default:
+		if commit, err = r.writeCommit(newRoot, msg, tx.head, tx.merge); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
 	branch, err := r.branch()
 	if err != nil {
@@ -276,11 +303,13 @@ func (r *Repo) checkClean(p string, old treeEntry, inHead bool) error {
 	return nil
 }
 
-func (r *Repo) writeCommit(tree, parent plumbing.Hash, msg string) (plumbing.Hash, error) {
+func (r *Repo) writeCommit(tree plumbing.Hash, msg string, parents ...plumbing.Hash) (plumbing.Hash, error) {
 	sig := r.signature(time.Now())
 	c := object.Commit{Author: sig, Committer: sig, Message: strings.TrimRight(msg, "\n") + "\n", TreeHash: tree}
-	if !parent.IsZero() {
-		c.ParentHashes = []plumbing.Hash{parent}
+	for _, p := range parents {
+		if !p.IsZero() {
+			c.ParentHashes = append(c.ParentHashes, p)
+		}
 	}
 	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {

@@ -1,0 +1,424 @@
+// Package sync keeps one memory across laptops through a git remote: fetch, integrate
+// (fast-forward, or a merge reflect computes itself, since go-git cannot), push, and again
+// when the remote moved meanwhile. Merges follow rules that give the same file on every
+// machine and never write a conflict marker.
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/gofrs/flock"
+	gogit "github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// Options shape one sync.
+type Options struct {
+	Remote string // remote name; "" → origin
+	// Attempts bounds fetch-merge-push rounds when the remote keeps moving; 0 → 5.
+	Attempts int
+}
+
+// Result says what a sync did.
+type Result struct {
+	Remote       string   `json:"remote"`
+	URL          string   `json:"url"`
+	Before       string   `json:"before"`
+	After        string   `json:"after"`
+	Action       string   `json:"action"` // up-to-date | fast-forward | merge | push | first push
+	In           []string `json:"in"`     // paths that came in from the remote
+	Out          int      `json:"out"`    // commits the remote did not have
+	Pushed       bool     `json:"pushed"`
+	Rounds       int      `json:"rounds"`
+	MergeCommits int      `json:"merge_commits"`
+}
+
+// Errors a sync returns (wrapped with the detail).
+var (
+	ErrNoRemote = errors.New("no remote to sync with")
+	ErrAuth     = errors.New("the remote refused the credentials")
+	ErrNetwork  = errors.New("the remote could not be reached")
+	ErrBusy     = errors.New("another sync is running")
+)
+
+// Sync fetches from the remote, integrates what came in, and pushes what the remote lacks,
+// fetching and merging again (with backoff, bounded) when another machine pushed meanwhile.
+// Local commits are never lost: a failure leaves the repository as the last step left it.
+func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
+	name := o.Remote
+	if name == "" {
+		name = "origin"
+	}
+	url := r.Remote(name)
+	if url == "" {
+		return nil, fmt.Errorf("%w: remote %q is not set; run reflect remote set URL", ErrNoRemote, name)
+	}
+	lockPath := filepath.Join(r.StateDir(), "locks", "sync")
+	os.MkdirAll(filepath.Dir(lockPath), 0o755)
+	fl := flock.New(lockPath)
+	lctx, cancel := context.WithTimeout(ctx, r.Config().Git.LockTimeout.Std())
+	defer cancel()
+	if ok, err := fl.TryLockContext(lctx, 20*time.Millisecond); err != nil || !ok {
+		return nil, ErrBusy
+	}
+	defer fl.Unlock()
+
+	a, err := auth(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Remote: name, URL: redactURL(url)}
+	if h, err := r.Head(); err == nil {
+		res.Before = h.String()
+	}
+	attempts := o.Attempts
+	if attempts <= 0 {
+		attempts = 5
+	}
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval = 50*time.Millisecond, 2*time.Second
+	op := func() error {
+		res.Rounds++
+		rs, err := round(ctx, r.Root(), name, url, a, res)
+		if err != nil {
+			if errors.Is(err, errRemoteMoved) {
+				return err // fetch and merge again
+			}
+			return backoff.Permanent(err)
+		}
+		r = rs
+		return nil
+	}
+	err = backoff.Retry(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(attempts-1)), ctx))
+	if h, herr := r.Head(); herr == nil {
+		res.After = h.String()
+	}
+	if errors.Is(err, errRemoteMoved) {
+		err = fmt.Errorf("the remote kept moving: gave up after %d rounds; your commits are kept, sync again", res.Rounds)
+	}
+	return res, err
+}
+
+var errRemoteMoved = errors.New("the remote moved during the push")
+
+// round is one fetch, integrate, push. It returns the repository reopened after the fetch
+// (new packs are only seen by a fresh open).
+func round(ctx context.Context, root, name, url string, a transport.AuthMethod, res *Result) (*gitstore.Repo, error) {
+	g, err := gogit.PlainOpen(root)
+	if err != nil {
+		return nil, err
+	}
+	branch := "refs/heads/main"
+	tracking := "refs/remotes/" + name + "/main"
+	err = g.FetchContext(ctx, &gogit.FetchOptions{RemoteName: name, Auth: a,
+		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + branch + ":" + tracking)}})
+	switch {
+	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
+	case errors.Is(err, transport.ErrEmptyRemoteRepository), strings.Contains(err.Error(), "couldn't find remote ref"):
+		// an empty remote: everything goes out
+	default:
+		return nil, classify(err, url)
+	}
+	r, err := gitstore.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	remote, err := r.Ref(tracking)
+	if err != nil {
+		return nil, err
+	}
+	local, err := r.Head()
+	if err != nil {
+		return nil, err
+	}
+	if !remote.IsZero() && remote != local {
+		in, action, err := integrate(ctx, r, g, local, remote)
+		if err != nil {
+			return nil, err
+		}
+		res.In = append(res.In, in...)
+		if res.Action == "" || action == "merge" {
+			res.Action = action
+		}
+		if action == "merge" {
+			res.MergeCommits++
+		}
+		if local, err = r.Head(); err != nil {
+			return nil, err
+		}
+	}
+	if local == remote || local.IsZero() {
+		if res.Action == "" {
+			res.Action = "up-to-date"
+		}
+		return r, nil
+	}
+	out, err := countAhead(g, local, remote)
+	if err != nil {
+		return nil, err
+	}
+	err = g.PushContext(ctx, &gogit.PushOptions{RemoteName: name, Auth: a,
+		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(branch + ":" + branch)}})
+	switch {
+	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
+	case errors.Is(err, gogit.ErrNonFastForwardUpdate), strings.Contains(err.Error(), "non-fast-forward"),
+		strings.Contains(err.Error(), "fetch first"), strings.Contains(err.Error(), "reference has changed concurrently"):
+		return nil, errRemoteMoved
+	default:
+		return nil, classify(err, url)
+	}
+	res.Pushed, res.Out = true, out
+	if res.Action == "" || res.Action == "up-to-date" {
+		res.Action = "push"
+		if remote.IsZero() {
+			res.Action = "first push"
+		}
+	}
+	// remember where the remote is now, as git push does
+	if err := g.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(tracking), local)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// integrate brings remote into local: nothing when local already has it, a fast-forward
+// when local has nothing of its own, else a merge commit.
+func integrate(ctx context.Context, r *gitstore.Repo, g *gogit.Repository, local, remote plumbing.Hash) (in []string, action string, err error) {
+	if local.IsZero() {
+		return fastForward(ctx, r, local, remote)
+	}
+	lc, err := g.CommitObject(local)
+	if err != nil {
+		return nil, "", err
+	}
+	rc, err := g.CommitObject(remote)
+	if err != nil {
+		return nil, "", err
+	}
+	if ok, err := rc.IsAncestor(lc); err != nil || ok {
+		return nil, "up-to-date", err
+	}
+	if ok, err := lc.IsAncestor(rc); err != nil {
+		return nil, "", err
+	} else if ok {
+		return fastForward(ctx, r, local, remote)
+	}
+	bases, err := lc.MergeBase(rc)
+	if err != nil {
+		return nil, "", err
+	}
+	var base plumbing.Hash
+	if len(bases) > 0 {
+		base = bases[0].Hash
+	}
+	return merge(ctx, r, base, remote)
+}
+
+// fastForward moves local to remote, writing only the files that differ.
+func fastForward(ctx context.Context, r *gitstore.Repo, local, remote plumbing.Hash) ([]string, string, error) {
+	var in []string
+	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		in = nil
+		from, err := tx.TreeOf(tx.Head(), "")
+		if err != nil {
+			return "", err
+		}
+		to, err := tx.TreeOf(remote, "")
+		if err != nil {
+			return "", err
+		}
+		changes, err := r.DiffTrees(from, to, "")
+		if err != nil {
+			return "", err
+		}
+		if tx.Head() != local {
+			return "", fmt.Errorf("%w", errRemoteMoved) // a capture landed meanwhile: merge next round
+		}
+		for _, c := range changes {
+			if err := stage(r, tx, c.Path, c.To); err != nil {
+				return "", err
+			}
+			in = append(in, c.Path)
+		}
+		tx.FastForward(remote)
+		return "", nil
+	})
+	return in, "fast-forward", err
+}
+
+// merge commits the union of both sides' changes since base, file by file, with remote as
+// the second parent.
+func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash) ([]string, string, error) {
+	var in []string
+	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+		in = nil
+		baseTree, err := tx.TreeOf(base, "")
+		if err != nil {
+			return "", err
+		}
+		localTree, err := tx.TreeOf(tx.Head(), "")
+		if err != nil {
+			return "", err
+		}
+		remoteTree, err := tx.TreeOf(remote, "")
+		if err != nil {
+			return "", err
+		}
+		ours, err := r.DiffTrees(baseTree, localTree, "")
+		if err != nil {
+			return "", err
+		}
+		theirs, err := r.DiffTrees(baseTree, remoteTree, "")
+		if err != nil {
+			return "", err
+		}
+		mine := map[string]gitstore.Change{}
+		for _, c := range ours {
+			mine[c.Path] = c
+		}
+		both := 0
+		for _, c := range theirs {
+			m, changedHere := mine[c.Path]
+			switch {
+			case !changedHere:
+				if err := stage(r, tx, c.Path, c.To); err != nil {
+					return "", err
+				}
+			case m.To == c.To:
+				continue // the same change on both sides
+			case c.To.IsZero():
+				continue // deleted there, edited here: kept, edited
+			case m.To.IsZero():
+				if err := stage(r, tx, c.Path, c.To); err != nil { // deleted here, edited there
+					return "", err
+				}
+			default:
+				both++
+				var baseData []byte
+				if !c.From.IsZero() {
+					if baseData, err = r.ReadBlob(c.From); err != nil {
+						return "", err
+					}
+				}
+				a, err := r.ReadBlob(m.To)
+				if err != nil {
+					return "", err
+				}
+				b, err := r.ReadBlob(c.To)
+				if err != nil {
+					return "", err
+				}
+				tx.Write(c.Path, mergeFile(c.Path, baseData, a, b))
+			}
+			in = append(in, c.Path)
+		}
+		tx.MergeWith(remote)
+		msg := fmt.Sprintf("sync: merge %d changes from the remote (%s)", len(in), short(remote))
+		if both > 0 {
+			msg += fmt.Sprintf("; %d files changed on both sides, merged field by field", both)
+		}
+		return msg, nil
+	})
+	return in, "merge", err
+}
+
+// stage writes blob id at path in tx (zero: delete).
+func stage(r *gitstore.Repo, tx *gitstore.Tx, path string, id plumbing.Hash) error {
+	if id.IsZero() {
+		tx.Delete(path)
+		return nil
+	}
+	data, err := r.ReadBlob(id)
+	if err != nil {
+		return err
+	}
+	tx.Write(path, data)
+	return nil
+}
+
+// countAhead counts the commits of local that the remote does not have.
+func countAhead(g *gogit.Repository, local, remote plumbing.Hash) (int, error) {
+	theirs := map[plumbing.Hash]bool{}
+	if !remote.IsZero() {
+		it, err := g.Log(&gogit.LogOptions{From: remote})
+		if err != nil {
+			return 0, err
+		}
+		it.ForEach(func(c *object.Commit) error { theirs[c.Hash] = true; return nil })
+	}
+	it, err := g.Log(&gogit.LogOptions{From: local})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = it.ForEach(func(c *object.Commit) error {
+		if !theirs[c.Hash] {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// classify turns a transport error into one that says what to do.
+func classify(err error, url string) error {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
+		strings.Contains(msg, "authentication"), strings.Contains(msg, "authorization"), strings.Contains(msg, "403"), strings.Contains(msg, "401"):
+		return fmt.Errorf("%w: %s: %v (https: set REFLECT_GIT_TOKEN or a git credential helper; ssh: load your key into ssh-agent)", ErrAuth, redactURL(url), err)
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return fmt.Errorf("%w: %s: no repository there", ErrNetwork, redactURL(url))
+	}
+	return fmt.Errorf("%w: %s: %v", ErrNetwork, redactURL(url), err)
+}
+
+func short(h plumbing.Hash) string { return h.String()[:7] }
+
+// Clone makes dir a new knowledge repository holding the memory at url (`reflect init
+// --from`). When the remote is empty, dir starts a fresh memory and pushes it there.
+func Clone(ctx context.Context, dir, url string) (*gitstore.Repo, *Result, error) {
+	if r, err := gitstore.Open(dir); err == nil {
+		return nil, nil, fmt.Errorf("%s is already a knowledge repository (%s); use reflect remote set and reflect sync", dir, r.Root())
+	}
+	_, statErr := os.Stat(dir)
+	r, _, err := gitstore.Init(ctx, dir, gitstore.InitOptions{Remote: url, Empty: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := Sync(ctx, r, Options{})
+	if err != nil {
+		if os.IsNotExist(statErr) { // nothing came: leave no half-made repository behind
+			os.RemoveAll(dir)
+		}
+		return nil, res, err
+	}
+	if r, err = gitstore.Open(dir); err != nil {
+		return nil, res, err
+	}
+	if h, _ := r.Head(); h.IsZero() { // the remote was empty: start the memory, then share it
+		os.RemoveAll(dir)
+		if r, _, err = gitstore.Init(ctx, dir, gitstore.InitOptions{Remote: url}); err != nil {
+			return nil, res, err
+		}
+		if res, err = Sync(ctx, r, Options{}); err != nil {
+			return r, res, err
+		}
+	}
+	if err := r.FillPool(); err != nil {
+		return r, res, err
+	}
+	return r, res, nil
+}
