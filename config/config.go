@@ -26,6 +26,15 @@ type Config struct {
 	Queue  Queue  `toml:"queue"`
 	Recall Recall `toml:"recall"`
 	Drain  Drain  `toml:"drain"`
+	Sync   Sync   `toml:"sync"`
+}
+
+// Sync says whether reflect syncs by itself.
+type Sync struct {
+	// Auto: pull in the background at SessionStart, push after a drain that learned something.
+	Auto bool `toml:"auto"`
+	// Remote is the remote name auto sync uses.
+	Remote string `toml:"remote"`
 }
 
 // Drain shapes the worker that turns queue entries into learnings.
@@ -104,6 +113,7 @@ func Default() Config {
 		Recall: Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4, HalfLife: Duration(180 * 24 * time.Hour)},
 		Drain: Drain{Extractor: "heuristic", Timeout: Duration(3 * time.Minute), Attempts: 3, RetryWait: Duration(2 * time.Second),
 			MaxCallsPerDay: 40, MaxTokensPerDay: 1_000_000},
+		Sync: Sync{Remote: "origin"},
 	}
 }
 
@@ -159,6 +169,12 @@ retry_wait = "2s"
 # Caps on LLM use per day (estimated input tokens); 0 means no cap.
 max_calls_per_day = 40
 max_tokens_per_day = 1000000
+
+[sync]
+# true: pull in the background when a session starts, push after a drain that learned
+# something (never inside a hook's deadline). reflect sync does it by hand.
+auto = false
+remote = "origin"
 `
 
 // Duration is a time.Duration written in TOML as a string such as "500ms" or "10s".

@@ -171,6 +171,9 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	switch e.Event {
 	case "SessionStart":
 		out, err := e.recall(ctx, "")
+		if e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "" {
+			e.background("sync", "--quiet", "--remote", e.cfg.Sync.Remote) // what other laptops learned
+		}
 		if e.queued() {
 			e.background("drain") // turn earlier sessions into learnings, off the agent's path
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
+	memsync "github.com/reflect-memory/reflect/sync"
 )
 
 type drainOptions struct {
@@ -61,6 +62,11 @@ reflect.toml's drain.extractor is the default.`,
 			}
 			if err != nil {
 				return err
+			}
+			if sc := r.Config().Sync; sc.Auto && rep.Learned+rep.Merged > 0 && r.Remote(sc.Remote) != "" {
+				if _, err := memsync.Sync(cmd.Context(), r, memsync.Options{Remote: sc.Remote}); err != nil {
+					fmt.Fprintf(a.stderr, "reflect: auto sync after the drain: %v\n", err)
+				}
 			}
 			if a.json() {
 				return a.printJSON(rep)

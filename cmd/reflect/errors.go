@@ -10,6 +10,7 @@ import (
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
+	memsync "github.com/reflect-memory/reflect/sync"
 )
 
 // Exit codes. Every user-facing failure maps to one of these here, and only here.
@@ -21,6 +22,7 @@ const (
 	exitNotFound = 4 // unknown or ambiguous id
 	exitBusy     = 5 // another process held the repository too long
 	exitInvalid  = 6 // invalid learning, settings or edit; uncommitted changes in the way
+	exitRemote   = 7 // the remote refused or could not be reached; every local commit is kept
 )
 
 // flagError is a usage mistake: a bad flag, a missing argument.
@@ -57,8 +59,10 @@ func exitCode(err error) int {
 		return exitNoRepo
 	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb), errors.Is(err, queue.ErrUnknownEntry):
 		return exitNotFound
-	case errors.Is(err, gitstore.ErrLocked):
+	case errors.Is(err, gitstore.ErrLocked), errors.Is(err, memsync.ErrBusy):
 		return exitBusy
+	case errors.Is(err, memsync.ErrAuth), errors.Is(err, memsync.ErrNetwork), errors.Is(err, memsync.ErrNoRemote):
+		return exitRemote
 	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx):
 		return exitInvalid
 	default:

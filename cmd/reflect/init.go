@@ -4,18 +4,34 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	memsync "github.com/reflect-memory/reflect/sync"
 )
 
 func (a *app) initCmd() *cobra.Command {
-	var remote string
+	var remote, from string
 	cmd := &cobra.Command{
-		Use:   "init [--remote URL]",
-		Short: "Create the knowledge repository (or set its remote)",
+		Use:   "init [--remote URL | --from URL]",
+		Short: "Create the knowledge repository, or join an existing memory (--from)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := a.homeDir()
 			if err != nil {
 				return err
+			}
+			if from != "" {
+				if remote != "" {
+					return flagErrorf("--from and --remote cannot be used together (--from sets the remote)")
+				}
+				r, res, err := memsync.Clone(cmd.Context(), home, from)
+				if err != nil {
+					return err
+				}
+				a.afterWrite(r)
+				if a.json() {
+					return a.printJSON(map[string]any{"home": r.Root(), "created": true, "remote": r.Remote("origin"), "sync": res})
+				}
+				a.printf("Joined the memory at %s in %s (%d files)\n", res.URL, r.Root(), len(res.In))
+				return nil
 			}
 			r, created, err := gitstore.Init(cmd.Context(), home, gitstore.InitOptions{Remote: remote})
 			if err != nil {
@@ -36,5 +52,6 @@ func (a *app) initCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&remote, "remote", "", "git remote URL to sync with (sets origin)")
+	cmd.Flags().StringVar(&from, "from", "", "join the memory at this git remote: clone it here")
 	return cmd
 }
