@@ -174,7 +174,8 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 	switch {
 	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
 	case errors.Is(err, gogit.ErrNonFastForwardUpdate), strings.Contains(err.Error(), "non-fast-forward"),
-		strings.Contains(err.Error(), "fetch first"), strings.Contains(err.Error(), "reference has changed concurrently"):
+		strings.Contains(err.Error(), "fetch first"), strings.Contains(err.Error(), "reference has changed concurrently"),
+		strings.Contains(err.Error(), "failed to update ref"), strings.Contains(err.Error(), "cannot lock ref"):
 		return nil, errRemoteMoved
 	default:
 		return nil, classify(err, url)
