@@ -1,0 +1,65 @@
+package sync
+
+import (
+	"strings"
+	"testing"
+)
+
+func learningFile(title, status, tags, updated, body string, seen int) []byte {
+	return []byte("---\nid: lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6C\ntitle: " + title + "\nproject: github.com/acme/shop\nkind: fix\nconfidence: medium\nstatus: " + status +
+		"\nsuperseded_by: \"\"\nsupersedes: []\ntags: [" + tags + "]\nentities: []\nsource:\n  harness: manual\n  trigger: manual\ncreated: 2026-11-01T10:00:00Z\nupdated: " + updated +
+		"\nseen: " + string(rune('0'+seen)) + "\n---\n" + body + "\n")
+}
+
+// TestMergeFileRules: the rules, and that the result never depends on which side is local.
+func TestMergeFileRules(t *testing.T) {
+	const p = "learnings/github.com/acme/shop/lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6C.md"
+	base := learningFile("Cache the JWKS", "current", "oidc", "2026-11-01T10:00:00Z", "Cache it.", 1)
+	cases := []struct {
+		name      string
+		a, b      []byte
+		want, not []string
+	}{
+		{"tags union, later title, seen max",
+			learningFile("Cache the JWKS keys", "current", "oidc, cache", "2026-11-02T10:00:00Z", "Cache it.", 2),
+			learningFile("Cache the JWKS", "current", "oidc, jwks", "2026-11-03T10:00:00Z", "Cache it.", 3),
+			[]string{"title: Cache the JWKS keys", "tags: [oidc, jwks, cache]", "seen: 3", "updated: 2026-11-03T10:00:00Z"}, nil},
+		{"archived wins over current",
+			learningFile("Cache the JWKS", "archived", "oidc", "2026-11-02T10:00:00Z", "Cache it.", 1),
+			learningFile("Cache the JWKS", "current", "oidc", "2026-11-05T10:00:00Z", "Cache it better.", 1),
+			[]string{"status: archived", "Cache it better."}, []string{"also edited on another machine"}},
+		{"both bodies kept, marked",
+			learningFile("Cache the JWKS", "current", "oidc", "2026-11-02T10:00:00Z", "Refetch on unknown kid.", 1),
+			learningFile("Cache the JWKS", "current", "oidc", "2026-11-03T10:00:00Z", "Rate-limit the refetch.", 1),
+			[]string{"Refetch on unknown kid.", "Rate-limit the refetch.", "reflect sync kept both"}, []string{"<<<<<<<"}},
+		{"a broken side loses",
+			[]byte("---\ntitle: [broken\n---\n"),
+			learningFile("Cache the JWKS", "current", "oidc", "2026-11-03T10:00:00Z", "Fine.", 1),
+			[]string{"Fine."}, []string{"broken"}},
+	}
+	for _, c := range cases {
+		ab := string(mergeFile(p, base, c.a, c.b))
+		ba := string(mergeFile(p, base, c.b, c.a))
+		if ab != ba {
+			t.Errorf("%s: the result depends on the side:\n%s\n---\n%s", c.name, ab, ba)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(ab, w) {
+				t.Errorf("%s: no %q in\n%s", c.name, w, ab)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(ab, n) {
+				t.Errorf("%s: %q in\n%s", c.name, n, ab)
+			}
+		}
+	}
+	// queue entries: the one updated last; other files: a fixed choice
+	qa, qb := []byte(`{"id":"q-1","updated":"2026-11-02T00:00:00Z"}`), []byte(`{"id":"q-1","updated":"2026-11-03T00:00:00Z"}`)
+	if got := string(mergeFile("queue/q-1.json", nil, qa, qb)); got != string(qb) || string(mergeFile("queue/q-1.json", nil, qb, qa)) != got {
+		t.Errorf("queue entry: %s", got)
+	}
+	if string(mergeFile("reflect.toml", nil, []byte("a"), []byte("b"))) != string(mergeFile("reflect.toml", nil, []byte("b"), []byte("a"))) {
+		t.Error("reflect.toml: the result depends on the side")
+	}
+}
