@@ -7,6 +7,7 @@
 //	go run ./bench -hooks          # the capture hooks at 10,000 learnings
 //	go run ./bench -recall         # recall hooks, search, reindex, catch-up at 1k/10k/100k
 //	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
+//	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
 package main
 
 import (
@@ -46,6 +47,7 @@ func main() {
 	projects := flag.Int("projects", 50, "projects the learnings are spread over")
 	quick := flag.Bool("quick", false, "small sizes and few runs (CI)")
 	hooksMode := flag.Bool("hooks", false, "measure the capture hooks instead of reflect add")
+	syncMode := flag.Bool("sync", false, "measure reflect sync of two clones diverged by 1,000 learnings each, beside the git CLI")
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
 	format := flag.String("format", "text", "text or json")
@@ -54,7 +56,13 @@ func main() {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *drainMode {
+	if *syncMode {
+		n, r := 1000, 7
+		if *quick {
+			n, r = 100, 3
+		}
+		err = runSync(n, r)
+	} else if *drainMode {
 		n, entries := 10000, 300
 		if *quick {
 			n, entries = 1000, 60
