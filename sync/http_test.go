@@ -92,3 +92,27 @@ func TestSmartHTTPRemote(t *testing.T) {
 		t.Error("the local learning is gone")
 	}
 }
+
+// TestCredentialHelper: with no token in the environment, the credentials come from git's
+// own credential helpers (`git credential fill`), as they would for git push.
+func TestCredentialHelper(t *testing.T) {
+	setHome(t)
+	remote := httpRemote(t, bare(t), "from-the-helper")
+	store := filepath.Join(t.TempDir(), "credentials")
+	u := strings.Replace(remote, "http://", "http://x-access-token:from-the-helper@", 1)
+	u = u[:strings.LastIndex(u, "/")]
+	if err := os.WriteFile(store, []byte(u+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gitconfig := "[credential]\n\thelper = store --file=" + store + "\n"
+	if err := os.WriteFile(filepath.Join(os.Getenv("HOME"), ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REFLECT_GIT_TOKEN", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	ls := laptops(t, remote, 1)
+	ls[0].add("Credentials from git's helper")
+	if res := ls[0].sync(); !res.Pushed {
+		t.Errorf("%+v", res)
+	}
+}
