@@ -12,17 +12,12 @@ import (
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 )
 
-func setHome(t testing.TB) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-}
+func setHome(t testing.TB) { testenv.SetHome(t) }
 
 // newRepo is a knowledge repository whose reflect.toml holds extra (TOML) settings.
 func newRepo(t testing.TB, settings string) *gitstore.Repo {

@@ -11,16 +11,11 @@ import (
 
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
-func setHome(t testing.TB) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-}
+func setHome(t testing.TB) { testenv.SetHome(t) }
 
 // fixtureRepo is a knowledge repository holding the bundled sample learnings.
 func fixtureRepo(t testing.TB) *gitstore.Repo {

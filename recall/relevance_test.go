@@ -12,15 +12,10 @@ import (
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
-func setHome(t testing.TB) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-}
+func setHome(t testing.TB) { testenv.SetHome(t) }
 
 // relevanceRepo is a knowledge repository holding the relevance corpus; keys maps ids back
 // to corpus keys.

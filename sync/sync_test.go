@@ -11,20 +11,11 @@ import (
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
-func setHome(t testing.TB) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_AUTHOR_NAME", "t")
-	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.org")
-	t.Setenv("GIT_COMMITTER_NAME", "t")
-	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.org")
-}
+func setHome(t testing.TB) { testenv.SetHome(t) }
 
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
