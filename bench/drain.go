@@ -28,11 +28,7 @@ func runDrain(n, entries, runs int) error {
 		return err
 	}
 	home := filepath.Join(tmp, "mem")
-	if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
-		return fmt.Errorf("init: %v: %s", err, out)
-	}
-	fmt.Fprintf(os.Stderr, "building %d learnings...\n", n)
-	if err := fixtures.BuildRepo(context.Background(), home, n, max(1, min(n/10, 1000)), 20); err != nil {
+	if err := memory(env, bin, home, n, max(1, min(n/10, 1000)), 20); err != nil {
 		return err
 	}
 	var digests []queue.Digest

@@ -2,14 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/reflect-memory/reflect/fixtures"
 )
 
 // runHooks measures the capture hooks as the hosts run them (a new process per event, the
@@ -26,11 +23,7 @@ func runHooks(n, runs, projects int) error {
 		return err
 	}
 	home := filepath.Join(tmp, "mem")
-	if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
-		return fmt.Errorf("init: %v: %s", err, out)
-	}
-	fmt.Fprintf(os.Stderr, "building %d learnings...\n", n)
-	if err := fixtures.BuildRepo(context.Background(), home, n, min(n, 10000), projects); err != nil {
+	if err := memory(env, bin, home, n, min(n, 10000), projects); err != nil {
 		return err
 	}
 	src, err := os.ReadFile(filepath.Join("fixtures", "transcripts", "claude-session.jsonl"))

@@ -93,7 +93,6 @@ func main() {
 }
 
 func run(sizeList string, runs, minCommits, projects int, format string) error {
-	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "reflect-bench-")
 	if err != nil {
 		return err
@@ -111,12 +110,8 @@ func run(sizeList string, runs, minCommits, projects int, format string) error {
 			return fmt.Errorf("bad size %q", s)
 		}
 		home := filepath.Join(tmp, fmt.Sprintf("mem-%d", n))
-		if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
-			return fmt.Errorf("init: %v: %s", err, out)
-		}
 		commits := minCommits
-		fmt.Fprintf(os.Stderr, "building %d learnings in %d commits...\n", n, commits)
-		if err := fixtures.BuildRepo(ctx, home, n, commits, projects); err != nil {
+		if err := memory(env, bin, home, n, commits, projects); err != nil {
 			return err
 		}
 		r, err := measure(env, bin, home, runs)
@@ -144,6 +139,16 @@ func run(sizeList string, runs, minCommits, projects int, format string) error {
 			r.ReflectMedian, r.ReflectP90, r.GitMedian, r.GitP90, r.Speedup, r.VsSmallest)
 	}
 	return nil
+}
+
+// memory initialises a knowledge repository at home and fills it with n synthetic
+// learnings over projects projects in the given number of commits.
+func memory(env []string, bin, home string, n, commits, projects int) error {
+	if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
+		return fmt.Errorf("init: %v: %s", err, out)
+	}
+	fmt.Fprintf(os.Stderr, "building %d learnings in %d commits...\n", n, commits)
+	return fixtures.BuildRepo(context.Background(), home, n, commits, projects)
 }
 
 func command(env []string, dir, name string, args ...string) *exec.Cmd {

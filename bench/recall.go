@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -43,11 +42,7 @@ func runRecall(sizeList string, runs int) error {
 		}
 		res := &result{n: n}
 		home := filepath.Join(tmp, fmt.Sprintf("mem-%d", n))
-		if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
-			return fmt.Errorf("init: %v: %s", err, out)
-		}
-		fmt.Fprintf(os.Stderr, "building %d learnings...\n", n)
-		if err := fixtures.BuildRepo(context.Background(), home, n, max(1, min(n/10, 1000)), 20); err != nil {
+		if err := memory(env, bin, home, n, max(1, min(n/10, 1000)), 20); err != nil {
 			return err
 		}
 		// the agent's project: a repository whose remote is synthetic project 3
