@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 var (
@@ -101,37 +98,6 @@ func assertHealthy(t testing.TB, environ []string, home string) {
 	}
 }
 
-// waitBackground waits for the detached work commands and hooks started on home (drain,
-// index catch-up or build, pool refill) to finish, so the test's temporary directory is not
-// removed under it: until no process names home on its command line (Linux's /proc), then
-// until their locks are free.
-func waitBackground(home string) {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		time.Sleep(30 * time.Millisecond)
-		if !runningOn(home) {
-			break
-		}
-	}
-	for _, name := range []string{"drain", "pool", "index-build", "index"} {
-		fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", name))
-		if fl.Lock() == nil {
-			fl.Unlock()
-		}
-	}
-}
-
-// runningOn reports whether a process other than this one has home on its command line.
-func runningOn(home string) bool {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	self := fmt.Sprintf("/proc/%d/cmdline", os.Getpid())
-	for _, p := range procs {
-		if p == self {
-			continue
-		}
-		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) {
-			return true
-		}
-	}
-	return false
-}
+// waitBackground waits for the detached work commands and hooks started on home, so the
+// test's temporary directory is not removed under it.
+func waitBackground(home string) { testenv.WaitDetached(home) }

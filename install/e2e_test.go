@@ -10,9 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // TestInstalledCommandsReachTheHook is the end-to-end check of the wiring: it builds the real
@@ -114,7 +113,7 @@ func TestInstalledCommandsReachTheHook(t *testing.T) {
 				last = ev
 			}
 			// SessionStart may have started a drain of what the other host queued: wait for it
-			waitDetached(memory)
+			testenv.WaitDetached(memory)
 			captures := 0
 			for _, subject := range strings.Split(git(t, memory, "log", "--format=%s", fmt.Sprintf("-%d", gitCount(t, memory)-before)), "\n") {
 				if strings.HasPrefix(subject, "capture(precompact): ") {
@@ -125,30 +124,6 @@ func TestInstalledCommandsReachTheHook(t *testing.T) {
 				t.Fatalf("%d capture commits after PreCompact, want 1", captures)
 			}
 		})
-	}
-}
-
-// waitDetached waits until the detached reflect processes a hook may start (drain, index
-// catch-up, pool refill) let go of their locks.
-func waitDetached(home string) {
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
-		time.Sleep(30 * time.Millisecond)
-		busy := false
-		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-		for _, p := range procs {
-			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte("--home\x00"+home)) {
-				busy = true
-			}
-		}
-		if !busy {
-			break
-		}
-	}
-	for _, name := range []string{"drain", "index-build", "index", "pool"} {
-		fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", name))
-		if fl.Lock() == nil {
-			fl.Unlock()
-		}
 	}
 }
 

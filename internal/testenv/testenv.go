@@ -3,8 +3,14 @@
 package testenv
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // SetHome gives the test an empty HOME and XDG_CONFIG_HOME, no system git config, and a
@@ -19,4 +25,39 @@ func SetHome(t testing.TB) {
 		t.Setenv(k+"_NAME", "t")
 		t.Setenv(k+"_EMAIL", "t@example.org")
 	}
+}
+
+// WaitDetached waits for the detached reflect processes that commands and hooks start on
+// the knowledge repository at home (drain, sync, index catch-up or build, pool refill):
+// until no other process names home on its command line (Linux's /proc; elsewhere it
+// only waits on the locks), then until their locks are free. A test calls it before its
+// temporary directory is removed.
+func WaitDetached(home string) {
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
+		time.Sleep(30 * time.Millisecond)
+		if !runningOn(home) {
+			break
+		}
+	}
+	for _, name := range []string{"drain", "sync", "pool", "index-build", "index"} {
+		fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", name))
+		if fl.Lock() == nil {
+			fl.Unlock()
+		}
+	}
+}
+
+// runningOn reports whether a process other than this one has home on its command line.
+func runningOn(home string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	self := fmt.Sprintf("/proc/%d/cmdline", os.Getpid())
+	for _, p := range procs {
+		if p == self {
+			continue
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) {
+			return true
+		}
+	}
+	return false
 }
