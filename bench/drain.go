@@ -18,12 +18,8 @@ import (
 // the throughput of one `reflect drain` over many entries made from the fixture sessions,
 // and the cost of draining one entry, beside `reflect add` (one commit too) in the same run.
 func runDrain(n, entries, runs int) error {
-	tmp, err := os.MkdirTemp("", "reflect-bench-drain-")
-	if err != nil {
-		return err
-	}
+	tmp, bin, env, err := setup("drain-")
 	defer os.RemoveAll(tmp)
-	bin, env, err := setup(tmp)
 	if err != nil {
 		return err
 	}

@@ -13,12 +13,8 @@ import (
 // payload on stdin) on a repository of n learnings, beside the process start-up of reflect
 // itself and the hosts' default time-outs.
 func runHooks(n, runs, projects int) error {
-	tmp, err := os.MkdirTemp("", "reflect-bench-hooks-")
-	if err != nil {
-		return err
-	}
+	tmp, bin, env, err := setup("hooks-")
 	defer os.RemoveAll(tmp)
-	bin, env, err := setup(tmp)
 	if err != nil {
 		return err
 	}

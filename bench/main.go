@@ -93,12 +93,8 @@ func main() {
 }
 
 func run(sizeList string, runs, minCommits, projects int, format string) error {
-	tmp, err := os.MkdirTemp("", "reflect-bench-")
-	if err != nil {
-		return err
-	}
+	tmp, bin, env, err := setup("")
 	defer os.RemoveAll(tmp)
-	bin, env, err := setup(tmp)
 	if err != nil {
 		return err
 	}
@@ -211,15 +207,19 @@ func settle(home string) {
 	}
 }
 
-// setup builds reflect into tmp and returns it with an environment whose HOME is tmp, so
-// nothing of the user's is read or changed.
-func setup(tmp string) (bin string, env []string, err error) {
+// setup makes a temporary directory (the caller removes it), builds reflect into it and
+// returns it with an environment whose HOME is that directory, so nothing of the user's is
+// read or changed.
+func setup(kind string) (tmp, bin string, env []string, err error) {
+	if tmp, err = os.MkdirTemp("", "reflect-bench-"+kind); err != nil {
+		return "", "", nil, err
+	}
 	bin = filepath.Join(tmp, "reflect")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/reflect").CombinedOutput(); err != nil {
-		return "", nil, fmt.Errorf("build reflect (run from the repository root): %v\n%s", err, out)
+		return tmp, "", nil, fmt.Errorf("build reflect (run from the repository root): %v\n%s", err, out)
 	}
 	env = append(os.Environ(), "HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.org",
 		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.org", "REFLECT_HOME=")
-	return bin, env, nil
+	return tmp, bin, env, nil
 }

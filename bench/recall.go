@@ -20,12 +20,8 @@ import (
 // run: reflect's own start-up (`reflect version`) and `git grep` finding the same words in
 // the same files, the git CLI doing the nearest job.
 func runRecall(sizeList string, runs int) error {
-	tmp, err := os.MkdirTemp("", "reflect-bench-recall-")
-	if err != nil {
-		return err
-	}
+	tmp, bin, env, err := setup("recall-")
 	defer os.RemoveAll(tmp)
-	bin, env, err := setup(tmp)
 	if err != nil {
 		return err
 	}

@@ -15,12 +15,8 @@ import (
 // on copies of the same repositories: git push from the first, git pull --no-rebase and
 // git push from the second.
 func runSync(n, runs int) error {
-	tmp, err := os.MkdirTemp("", "reflect-bench-sync-")
-	if err != nil {
-		return err
-	}
+	tmp, bin, env, err := setup("sync-")
 	defer os.RemoveAll(tmp)
-	bin, env, err := setup(tmp)
 	if err != nil {
 		return err
 	}
