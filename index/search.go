@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -53,8 +52,7 @@ type Result struct {
 	Weights map[string]float64 `json:"-"`
 	// MaxWeight is the weight of a word found in a single learning: the most any one
 	// word can say.
-	MaxWeight float64       `json:"-"`
-	Took      time.Duration `json:"-"`
+	MaxWeight float64 `json:"-"`
 }
 
 var analysisMapping = newMapping()
@@ -280,11 +278,10 @@ func (q Query) excluded() []query.Query {
 
 // Search runs q against the index (or, when it could not be opened, a scan of git).
 func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
-	start := time.Now()
 	if ix.idx == nil {
 		res, err := ix.scan.search(ctx, q)
 		if res != nil {
-			res.Source, res.Note, res.Took = "scan", ix.note, time.Since(start)
+			res.Source, res.Note = "scan", ix.note
 		}
 		return res, err
 	}
@@ -313,7 +310,6 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		res.Hits = append(res.Hits, hit)
 	}
 	res.Weights, res.MaxWeight = weights, maxWeight
-	res.Took = time.Since(start)
 	return res, nil
 }
 

@@ -181,16 +181,12 @@ func rank(hits *index.Result, terms []string, project string, now time.Time, cfg
 		if h.Project == project && project != learnings.Global {
 			boost = projectBoost
 		}
-		c.Final = rankBase(c) * conf * recency * boost
+		c.Final = h.Score * conf * recency * boost // BM25: length-normalised, so a long learning that mentions everything does not outrank a short one about the point
 		out = append(out, c)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Final > out[j].Final })
 	return out
 }
-
-// rankBase is what Final multiplies: bleve's BM25 score (length-normalised: a long
-// learning that mentions everything does not outrank a short one about the point).
-var rankBase = func(c Candidate) float64 { return c.Score }
 
 // bodyOnce is the strength of a word said once in the body: the unit of evidence.
 const bodyOnce = 1 / 2.2
