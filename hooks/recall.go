@@ -16,6 +16,9 @@ import (
 // rebuilt in the background), and a stale one is caught up inline only when few
 // learnings changed.
 func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
+	if prompt != "" && len(recall.PromptTerms(prompt)) == 0 {
+		return nil, nil // "thanks", "go on": nothing to look for, no index to open
+	}
 	deadline, ok := ctx.Deadline()
 	budget := e.cfg.Hooks.RecallTimeout.Std()
 	if ok {
