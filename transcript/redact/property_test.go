@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,12 @@ func TestLinearTime(t *testing.T) {
 		}
 		small, large := gen(1<<20), gen(10<<20)
 		ts, tl := fastest(small), fastest(large)
+		// other test packages share the CPU: a quadratic pass is slow every time, a busy
+		// moment is not, so a slow pair is measured again (three times at most)
+		for try := 0; try < 2 && tl > 25*ts && tl > 200*time.Millisecond; try++ {
+			runtime.GC()
+			ts, tl = min(ts, fastest(small)), min(tl, fastest(large))
+		}
 		t.Logf("%-16s 1 MB %8v  10 MB %8v  ratio %.1f", name, ts, tl, float64(tl)/float64(ts))
 		if tl > 25*ts && tl > 200*time.Millisecond {
 			t.Errorf("%s: 10 MB took %v, 1 MB %v: not linear", name, tl, ts)
