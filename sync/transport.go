@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,11 +50,59 @@ func auth(ctx context.Context, remote string) (transport.AuthMethod, error) {
 		}
 		a, err := gitssh.NewSSHAgentAuth(user)
 		if err != nil {
-			return nil, fmt.Errorf("ssh remote %s needs a running ssh-agent with your key: %w", remote, err)
+			return nil, agentError{fmt.Errorf("ssh remote %s needs a running ssh-agent with your key (SSH_AUTH_SOCK; start ssh-agent and ssh-add the key): %w", redactURL(remote), err)}
+		}
+		// go-git asks only for the host key types known_hosts holds for this host when the
+		// auth sets no HostKeyCallback, but NewSSHAgentAuth's always sets one: a server with
+		// several host keys (sshd, GitHub) then shows a type known_hosts lacks, and the
+		// connection fails with "knownhosts: key mismatch". Ask for the known types here.
+		if db, err := gitssh.NewKnownHostsDb(); err == nil {
+			a.HostKeyCallback = db.HostKeyCallback()
+			a.HostKeyAlgorithms = db.HostKeyAlgorithms(sshAddr(ep))
 		}
 		return a, nil
 	}
 	return nil, nil
+}
+
+// sshAddr is the host:port go-git's ssh transport dials for ep (after ssh_config's Hostname).
+func sshAddr(ep *transport.Endpoint) string {
+	host, port := ep.Host, ep.Port
+	if c := gitssh.DefaultSSHConfig; c != nil {
+		if h := c.Get(ep.Host, "Hostname"); h != "" {
+			host = h
+			if p, err := strconv.Atoi(c.Get(ep.Host, "Port")); err == nil {
+				port = p
+			}
+		}
+	}
+	if port <= 0 {
+		port = gitssh.DefaultPort
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// agentError is a missing or unreachable ssh-agent: no key to offer the remote, an ErrAuth.
+type agentError struct{ error }
+
+func (e agentError) Unwrap() error      { return e.error }
+func (agentError) Is(target error) bool { return target == ErrAuth }
+
+// classifySSH explains an ssh failure: a host key known_hosts does not vouch for, or keys
+// the server refused. It returns nil for any other error.
+func classifySSH(err error, remote string) error {
+	msg, u := err.Error(), redactURL(remote)
+	switch {
+	case strings.Contains(msg, "knownhosts: key mismatch"):
+		return fmt.Errorf("%w: %s: %v (ssh: the server's host key does not match the one in known_hosts (SSH_KNOWN_HOSTS or ~/.ssh/known_hosts), so reflect did not connect; if the key changed on purpose, replace that line)", ErrNetwork, u, err)
+	case strings.Contains(msg, "knownhosts: key is unknown"):
+		return fmt.Errorf("%w: %s: %v (ssh: the server's host key is not in known_hosts (SSH_KNOWN_HOSTS or ~/.ssh/known_hosts); check its fingerprint and add it, e.g. by connecting once with ssh)", ErrNetwork, u, err)
+	case strings.Contains(msg, "known_hosts file"):
+		return fmt.Errorf("%w: %s: %v (ssh: no known_hosts file to check the server's host key; connect once with ssh to create ~/.ssh/known_hosts)", ErrNetwork, u, err)
+	case strings.Contains(msg, "ssh: unable to authenticate"):
+		return fmt.Errorf("%w: %s: %v (ssh: the server accepted none of the keys your ssh-agent offered (SSH_AUTH_SOCK); ssh-add the key this remote knows)", ErrAuth, u, err)
+	}
+	return nil
 }
 
 // credentialFill asks git's credential helpers, as `git push` would, without prompting.
