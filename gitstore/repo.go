@@ -43,6 +43,13 @@ type Repo struct {
 // Root is the work tree of the repository.
 func (r *Repo) Root() string { return r.root }
 
+// maxOpenPacks bounds the pack files a Repo keeps open until Close.
+const maxOpenPacks = 8
+
+// Close releases the pack files the repository keeps open. A closed Repo opens them again
+// when it reads, so Close is only a matter of file descriptors for long-lived processes.
+func (r *Repo) Close() error { return r.storer.Close() }
+
 // GitDir is the repository's .git directory.
 func (r *Repo) GitDir() string { return r.gitDir }
 
@@ -76,7 +83,10 @@ func open(abs, gitDir string) (*Repo, error) {
 		root:     abs,
 		gitDir:   gitDir,
 		stateDir: filepath.Join(gitDir, "reflect"),
-		storer:   filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(), filesystem.Options{}),
+		// a few pack files stay open between reads: opening one per object read (go-git's
+		// default) costs more than the read once a fetch has brought packs
+		storer: filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(),
+			filesystem.Options{MaxOpenDescriptors: maxOpenPacks}),
 
 		reshareAt: defaultReshareAt,
 	}

@@ -21,9 +21,10 @@ type Tx struct {
 	r      *Repo
 	head   plumbing.Hash
 	root   plumbing.Hash
-	writes map[string][]byte // nil: delete
-	merge  plumbing.Hash     // second parent of the commit (a merge), or zero
-	ff     plumbing.Hash     // fast-forward: move the branch to this commit, write none
+	writes map[string][]byte        // nil: delete
+	known  map[string]plumbing.Hash // blobs already in the object store (WriteBlob)
+	merge  plumbing.Hash            // second parent of the commit (a merge), or zero
+	ff     plumbing.Hash            // fast-forward: move the branch to this commit, write none
 }
 
 // MergeWith makes the commit a merge: other becomes its second parent. The commit is made
@@ -63,10 +64,21 @@ func (tx *Tx) Write(p string, data []byte) {
 		data = []byte{}
 	}
 	tx.writes[p] = data
+	delete(tx.known, p)
+}
+
+// WriteBlob stages path with the blob id, already in the object store (a fetch brought it),
+// whose content is data: the work tree gets data and no object is written again.
+func (tx *Tx) WriteBlob(p string, id plumbing.Hash, data []byte) {
+	tx.Write(p, data)
+	if tx.known == nil {
+		tx.known = map[string]plumbing.Hash{}
+	}
+	tx.known[p] = id
 }
 
 // Delete stages the removal of path.
-func (tx *Tx) Delete(p string) { tx.writes[p] = nil }
+func (tx *Tx) Delete(p string) { tx.writes[p] = nil; delete(tx.known, p) }
 
 // Update runs fn under the repository lock and commits what it staged as one commit with the
 // message fn returns. fn may run more than once if git moves the branch meanwhile. When fn
@@ -156,7 +168,9 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 			return plumbing.ZeroHash, err
 		}
 		c := blobChange{mode: filemode.Regular}
-		if data := tx.writes[p]; data != nil {
+		if id, ok := tx.known[p]; ok {
+			c.id = id
+		} else if data := tx.writes[p]; data != nil {
 			if c.id, err = r.writeObject(plumbing.BlobObject, data); err != nil {
 				return plumbing.ZeroHash, err
 			}

@@ -14,11 +14,14 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
+	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
 
 	"github.com/reflect-memory/reflect/gitstore"
@@ -89,6 +92,12 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	}
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval, b.MaxInterval = 50*time.Millisecond, 2*time.Second
+	caller := r
+	defer func() {
+		if r != caller {
+			r.Close()
+		}
+	}()
 	op := func() error {
 		res.Rounds++
 		rs, err := round(ctx, r.Root(), name, url, a, res)
@@ -97,6 +106,9 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 				return err // fetch and merge again
 			}
 			return backoff.Permanent(err)
+		}
+		if rs != r && r != caller {
+			r.Close()
 		}
 		r = rs
 		return nil
@@ -111,15 +123,29 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	return res, err
 }
 
+// openGit opens the repository at root for go-git's fetch and push, keeping pack files
+// open between object reads (a push of a thousand commits reads every object it sends).
+func openGit(root string) (*gogit.Repository, func(), error) {
+	s := filesystem.NewStorageWithOptions(osfs.New(filepath.Join(root, ".git")), cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true})
+	g, err := gogit.Open(s, osfs.New(root))
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return g, func() { s.Close() }, nil
+}
+
 var errRemoteMoved = errors.New("the remote moved during the push")
 
 // round is one fetch, integrate, push. It returns the repository reopened after the fetch
 // (new packs are only seen by a fresh open).
 func round(ctx context.Context, root, name, url string, a transport.AuthMethod, res *Result) (*gitstore.Repo, error) {
-	g, err := gogit.PlainOpen(root)
+	g, closeGit, err := openGit(root)
 	if err != nil {
 		return nil, err
 	}
+	defer closeGit()
 	branch := "refs/heads/main"
 	tracking := "refs/remotes/" + name + "/main"
 	err = g.FetchContext(ctx, &gogit.FetchOptions{RemoteName: name, Auth: a,
@@ -169,11 +195,14 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 	if err != nil {
 		return nil, err
 	}
-	err = g.PushContext(ctx, &gogit.PushOptions{RemoteName: name, Auth: a,
-		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(branch + ":" + branch)}})
+	cfg, err := g.Config()
+	if err != nil {
+		return nil, err
+	}
+	err = push(ctx, g.Storer, cfg, url, a, plumbing.ReferenceName(branch), remote, local)
 	switch {
-	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
-	case errors.Is(err, gogit.ErrNonFastForwardUpdate), strings.Contains(err.Error(), "non-fast-forward"),
+	case err == nil:
+	case errors.Is(err, errRemoteMoved), errors.Is(err, gogit.ErrNonFastForwardUpdate), strings.Contains(err.Error(), "non-fast-forward"),
 		strings.Contains(err.Error(), "fetch first"), strings.Contains(err.Error(), "reference has changed concurrently"),
 		strings.Contains(err.Error(), "failed to update ref"), strings.Contains(err.Error(), "cannot lock ref"):
 		return nil, errRemoteMoved
@@ -345,7 +374,7 @@ func stage(r *gitstore.Repo, tx *gitstore.Tx, path string, id plumbing.Hash) err
 	if err != nil {
 		return err
 	}
-	tx.Write(path, data)
+	tx.WriteBlob(path, id, data)
 	return nil
 }
 
@@ -375,6 +404,9 @@ func countAhead(g *gogit.Repository, local, remote plumbing.Hash) (int, error) {
 
 // classify turns a transport error into one that says what to do.
 func classify(err error, url string) error {
+	if e := classifySSH(err, url); e != nil {
+		return e
+	}
 	msg := err.Error()
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),

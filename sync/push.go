@@ -1,0 +1,274 @@
+package sync
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+)
+
+// push moves branch on the remote from old (zero: the remote has no such branch) to local,
+// sending the objects local has and old does not.
+//
+// go-git's own push finds those objects by walking everything the remote has, so its cost
+// grows with the whole history; this walks only the commits that are new (painting both
+// sides by commit date, as git does) and, in each, only the subtrees that differ from its
+// parents'. An object it is unsure of is sent again, never left out. When the remote's
+// branch is no longer old, it returns errRemoteMoved and sends nothing.
+func push(ctx context.Context, s storer.EncodedObjectStorer, cfg *gitconfig.Config, url string, auth transport.AuthMethod, branch plumbing.ReferenceName, old, local plumbing.Hash) error {
+	ep, err := transport.NewEndpoint(url)
+	if err != nil {
+		return err
+	}
+	c, err := client.NewClient(ep)
+	if err != nil {
+		return err
+	}
+	sess, err := c.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return err
+	}
+	refs, err := ar.AllReferences()
+	if err != nil {
+		return err
+	}
+	var cur plumbing.Hash
+	if ref, ok := refs[branch]; ok {
+		cur = ref.Hash()
+	}
+	if cur != old {
+		return errRemoteMoved
+	}
+	if cur == local {
+		return nil
+	}
+	hashes, err := newObjects(s, local, old)
+	if err != nil {
+		return err
+	}
+	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
+	req.Commands = []*packp.Command{{Name: branch, Old: old, New: local}}
+	rd, wr := io.Pipe()
+	req.Packfile = rd
+	done := make(chan error, 1)
+	go func() {
+		enc := packfile.NewEncoder(wr, s, !ar.Capabilities.Supports(capability.OFSDelta))
+		_, err := enc.Encode(hashes, cfg.Pack.Window)
+		if err != nil {
+			done <- wr.CloseWithError(err)
+			return
+		}
+		done <- wr.Close()
+	}()
+	rs, err := sess.ReceivePack(ctx, req)
+	if err != nil {
+		rd.Close()
+		<-done
+		return err
+	}
+	if err := <-done; err != nil {
+		return err
+	}
+	if rs != nil {
+		return rs.Error()
+	}
+	return nil
+}
+
+// Commit flags of the paint walk.
+const (
+	fromLocal  = 1
+	fromRemote = 2
+)
+
+// newObjects lists the objects reachable from local that are not reachable from remote
+// (zero: an empty remote), give or take a few that the remote has and are sent again.
+func newObjects(s storer.EncodedObjectStorer, local, remote plumbing.Hash) ([]plumbing.Hash, error) {
+	commits, err := newCommits(s, local, remote)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[plumbing.Hash]bool{}
+	var out []plumbing.Hash
+	add := func(h plumbing.Hash) {
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	for _, c := range commits {
+		add(c.Hash)
+		var parents []plumbing.Hash
+		for _, p := range c.ParentHashes {
+			pc, err := object.GetCommit(s, p)
+			if err != nil {
+				return nil, err
+			}
+			parents = append(parents, pc.TreeHash)
+		}
+		if err := newInTree(s, c.TreeHash, parents, seen, add); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// newInTree adds tree and everything under it that the parent trees (the same path in each
+// parent; zero where a parent has none) do not hold at the same place.
+func newInTree(s storer.EncodedObjectStorer, tree plumbing.Hash, parents []plumbing.Hash, seen map[plumbing.Hash]bool, add func(plumbing.Hash)) error {
+	if seen[tree] {
+		return nil
+	}
+	for _, p := range parents {
+		if p == tree {
+			return nil
+		}
+	}
+	t, err := object.GetTree(s, tree)
+	if err != nil {
+		return err
+	}
+	var pts []*object.Tree
+	for _, p := range parents {
+		if p.IsZero() {
+			continue
+		}
+		pt, err := object.GetTree(s, p)
+		if err != nil {
+			return err
+		}
+		pts = append(pts, pt)
+	}
+	add(tree)
+	for _, e := range t.Entries {
+		var same []plumbing.Hash
+		for _, pt := range pts {
+			if pe, err := pt.FindEntry(e.Name); err == nil && (pe.Mode == filemode.Dir) == (e.Mode == filemode.Dir) {
+				same = append(same, pe.Hash)
+			}
+		}
+		switch {
+		case e.Mode == filemode.Submodule:
+			continue // a commit of another repository: nothing to send
+		case e.Mode == filemode.Dir:
+			if err := newInTree(s, e.Hash, same, seen, add); err != nil {
+				return err
+			}
+		default:
+			held := false
+			for _, h := range same {
+				held = held || h == e.Hash
+			}
+			if !held {
+				add(e.Hash)
+			}
+		}
+	}
+	return nil
+}
+
+// newCommits lists the commits reachable from local and not from remote, oldest first.
+// Both sides are walked newest first, each commit carrying which side reaches it, until no
+// commit in the queue is reached from local alone.
+func newCommits(s storer.EncodedObjectStorer, local, remote plumbing.Hash) ([]*object.Commit, error) {
+	flags := map[plumbing.Hash]uint8{}
+	visited := map[plumbing.Hash]*object.Commit{}
+	q := &commitQueue{}
+	localOnly := 0 // queued commits reached from local alone
+	enqueue := func(h plumbing.Hash, f uint8) error {
+		if h.IsZero() {
+			return nil
+		}
+		old := flags[h]
+		if old|f == old {
+			return nil
+		}
+		c, err := object.GetCommit(s, h)
+		if err != nil {
+			if errors.Is(err, plumbing.ErrObjectNotFound) && f == fromRemote {
+				return nil // beyond what we have of the remote: it is the remote's anyway
+			}
+			return fmt.Errorf("commit %s: %w", h, err)
+		}
+		flags[h] = old | f
+		if old|f == fromLocal {
+			localOnly++
+		}
+		heap.Push(q, queued{c, old | f})
+		return nil
+	}
+	if err := enqueue(remote, fromRemote); err != nil {
+		return nil, err
+	}
+	if err := enqueue(local, fromLocal); err != nil {
+		return nil, err
+	}
+	for localOnly > 0 && q.Len() > 0 {
+		it := heap.Pop(q).(queued)
+		if it.flags == fromLocal {
+			localOnly--
+		}
+		f := flags[it.c.Hash]
+		if f != it.flags {
+			continue // queued again with more flags; that entry carries them
+		}
+		visited[it.c.Hash] = it.c
+		for _, p := range it.c.ParentHashes {
+			if err := enqueue(p, f); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var out []*object.Commit
+	for h, c := range visited {
+		if flags[h] == fromLocal {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Committer.When.Equal(out[j].Committer.When) {
+			return out[i].Committer.When.Before(out[j].Committer.When)
+		}
+		return out[i].Hash.String() < out[j].Hash.String()
+	})
+	return out, nil
+}
+
+type queued struct {
+	c     *object.Commit
+	flags uint8
+}
+
+// commitQueue is a max-heap of commits by committer date.
+type commitQueue []queued
+
+func (q commitQueue) Len() int { return len(q) }
+func (q commitQueue) Less(i, j int) bool {
+	return q[i].c.Committer.When.After(q[j].c.Committer.When)
+}
+func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(x any)   { *q = append(*q, x.(queued)) }
+func (q *commitQueue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
