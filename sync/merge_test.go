@@ -1,8 +1,13 @@
 package sync
 
 import (
+	"errors"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
 func learningFile(title, status, tags, updated, body string, seen int) []byte {
@@ -61,5 +66,29 @@ func TestMergeFileRules(t *testing.T) {
 	}
 	if string(mergeFile("reflect.toml", nil, []byte("a"), []byte("b"))) != string(mergeFile("reflect.toml", nil, []byte("b"), []byte("a"))) {
 		t.Error("reflect.toml: the result depends on the side")
+	}
+}
+
+func TestClassify(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40391},
+		Err: errors.New("connect: connection refused")}
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"a refused port whose number holds 403", fmt.Errorf("Get \"http://127.0.0.1:40391/x\": %w", refused), ErrNetwork},
+		{"go-git's 401", transport.ErrAuthenticationRequired, ErrAuth},
+		{"go-git's 403", transport.ErrAuthorizationFailed, ErrAuth},
+		{"a status in a message", errors.New("unexpected requesting \"x\" status code: 403"), ErrAuth},
+		{"a hash with 401 in it", errors.New("object 4017ab not found"), ErrNetwork},
+		{"no repository", transport.ErrRepositoryNotFound, ErrNetwork},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := classify(tc.err, "https://example.com/memory.git"); !errors.Is(got, tc.want) {
+				t.Errorf("classify(%v) = %v; want %v", tc.err, got, tc.want)
+			}
+		})
 	}
 }

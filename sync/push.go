@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"bufio"
 	"container/heap"
 	"context"
 	"errors"
@@ -8,61 +9,58 @@ import (
 	"io"
 	"sort"
 
-	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
 
 // push moves branch on the remote from old (zero: the remote has no such branch) to local,
-// sending the objects local has and old does not.
+// sending the objects local has and old does not. It returns the number of commits sent.
 //
 // go-git's own push finds those objects by walking everything the remote has, so its cost
 // grows with the whole history; this walks only the commits that are new (painting both
 // sides by commit date, as git does) and, in each, only the subtrees that differ from its
 // parents'. An object it is unsure of is sent again, never left out. When the remote's
 // branch is no longer old, it returns errRemoteMoved and sends nothing.
-func push(ctx context.Context, s storer.EncodedObjectStorer, cfg *gitconfig.Config, url string, auth transport.AuthMethod, branch plumbing.ReferenceName, old, local plumbing.Hash) error {
+func push(ctx context.Context, s storer.EncodedObjectStorer, url string, auth transport.AuthMethod, branch plumbing.ReferenceName, old, local plumbing.Hash) (int, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	c, err := client.NewClient(ep)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	sess, err := c.NewReceivePackSession(ep, auth)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer sess.Close()
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	refs, err := ar.AllReferences()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var cur plumbing.Hash
 	if ref, ok := refs[branch]; ok {
 		cur = ref.Hash()
 	}
 	if cur != old {
-		return errRemoteMoved
+		return 0, errRemoteMoved
 	}
 	if cur == local {
-		return nil
+		return 0, nil
 	}
-	hashes, err := newObjects(s, local, old)
+	hashes, bases, commits, err := newObjects(s, local, old)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
 	req.Commands = []*packp.Command{{Name: branch, Old: old, New: local}}
@@ -70,8 +68,12 @@ func push(ctx context.Context, s storer.EncodedObjectStorer, cfg *gitconfig.Conf
 	req.Packfile = rd
 	done := make(chan error, 1)
 	go func() {
-		enc := packfile.NewEncoder(wr, s, !ar.Capabilities.Supports(capability.OFSDelta))
-		_, err := enc.Encode(hashes, cfg.Pack.Window)
+		// buffered: every write to the pipe is a write to the remote's process
+		bw := bufio.NewWriterSize(wr, 256<<10)
+		err := writePack(bw, s, hashes, bases)
+		if err == nil {
+			err = bw.Flush()
+		}
 		if err != nil {
 			done <- wr.CloseWithError(err)
 			return
@@ -82,15 +84,17 @@ func push(ctx context.Context, s storer.EncodedObjectStorer, cfg *gitconfig.Conf
 	if err != nil {
 		rd.Close()
 		<-done
-		return err
+		return 0, err
 	}
 	if err := <-done; err != nil {
-		return err
+		return 0, err
 	}
 	if rs != nil {
-		return rs.Error()
+		if err := rs.Error(); err != nil {
+			return 0, err
+		}
 	}
-	return nil
+	return commits, nil
 }
 
 // Commit flags of the paint walk.
@@ -101,39 +105,50 @@ const (
 
 // newObjects lists the objects reachable from local that are not reachable from remote
 // (zero: an empty remote), give or take a few that the remote has and are sent again.
-func newObjects(s storer.EncodedObjectStorer, local, remote plumbing.Hash) ([]plumbing.Hash, error) {
+//
+// bases maps a tree or blob to the same path's version in a parent commit when that one is
+// sent too, earlier in the list: a good delta base.
+func newObjects(s storer.EncodedObjectStorer, local, remote plumbing.Hash) (out []plumbing.Hash, bases map[plumbing.Hash]plumbing.Hash, ncommits int, err error) {
 	commits, err := newCommits(s, local, remote)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	seen := map[plumbing.Hash]bool{}
-	var out []plumbing.Hash
-	add := func(h plumbing.Hash) {
-		if !seen[h] {
-			seen[h] = true
-			out = append(out, h)
+	bases = map[plumbing.Hash]plumbing.Hash{}
+	trees := treeCache{s: s, m: map[plumbing.Hash]*object.Tree{}}
+	add := func(h plumbing.Hash, same []plumbing.Hash) {
+		if seen[h] {
+			return
+		}
+		seen[h] = true
+		out = append(out, h)
+		for _, b := range same {
+			if seen[b] {
+				bases[h] = b
+				break
+			}
 		}
 	}
 	for _, c := range commits {
-		add(c.Hash)
+		add(c.Hash, nil)
 		var parents []plumbing.Hash
 		for _, p := range c.ParentHashes {
 			pc, err := object.GetCommit(s, p)
 			if err != nil {
-				return nil, err
+				return nil, nil, 0, err
 			}
 			parents = append(parents, pc.TreeHash)
 		}
-		if err := newInTree(s, c.TreeHash, parents, seen, add); err != nil {
-			return nil, err
+		if err := newInTree(&trees, c.TreeHash, parents, seen, add); err != nil {
+			return nil, nil, 0, err
 		}
 	}
-	return out, nil
+	return out, bases, len(commits), nil
 }
 
 // newInTree adds tree and everything under it that the parent trees (the same path in each
 // parent; zero where a parent has none) do not hold at the same place.
-func newInTree(s storer.EncodedObjectStorer, tree plumbing.Hash, parents []plumbing.Hash, seen map[plumbing.Hash]bool, add func(plumbing.Hash)) error {
+func newInTree(s *treeCache, tree plumbing.Hash, parents []plumbing.Hash, seen map[plumbing.Hash]bool, add func(h plumbing.Hash, same []plumbing.Hash)) error {
 	if seen[tree] {
 		return nil
 	}
@@ -142,7 +157,7 @@ func newInTree(s storer.EncodedObjectStorer, tree plumbing.Hash, parents []plumb
 			return nil
 		}
 	}
-	t, err := object.GetTree(s, tree)
+	t, err := s.get(tree)
 	if err != nil {
 		return err
 	}
@@ -151,13 +166,13 @@ func newInTree(s storer.EncodedObjectStorer, tree plumbing.Hash, parents []plumb
 		if p.IsZero() {
 			continue
 		}
-		pt, err := object.GetTree(s, p)
+		pt, err := s.get(p)
 		if err != nil {
 			return err
 		}
 		pts = append(pts, pt)
 	}
-	add(tree)
+	add(tree, parents)
 	for _, e := range t.Entries {
 		var same []plumbing.Hash
 		for _, pt := range pts {
@@ -178,11 +193,33 @@ func newInTree(s storer.EncodedObjectStorer, tree plumbing.Hash, parents []plumb
 				held = held || h == e.Hash
 			}
 			if !held {
-				add(e.Hash)
+				add(e.Hash, same)
 			}
 		}
 	}
 	return nil
+}
+
+// treeCache keeps the trees newObjects decoded: a commit's trees are mostly its parent's,
+// read again for the next commit.
+type treeCache struct {
+	s storer.EncodedObjectStorer
+	m map[plumbing.Hash]*object.Tree
+}
+
+func (c *treeCache) get(h plumbing.Hash) (*object.Tree, error) {
+	if t, ok := c.m[h]; ok {
+		return t, nil
+	}
+	t, err := object.GetTree(c.s, h)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.m) > 50000 {
+		clear(c.m)
+	}
+	c.m[h] = t
+	return t, nil
 }
 
 // newCommits lists the commits reachable from local and not from remote, oldest first.

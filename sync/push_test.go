@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,7 +12,9 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // TestNewObjectsCoverGit checks the objects a push sends against git's own answer,
@@ -24,6 +27,7 @@ func TestNewObjectsCoverGit(t *testing.T) {
 		// dates of the shared, local-only and remote-only commits (seconds)
 		shared, local, remote []int64
 		mergeRemoteIntoLocal  bool
+		bulk                  int // files in p0/ before the first commit: big trees, sent as deltas
 	}{
 		{name: "ahead", shared: []int64{100, 200}, local: []int64{300, 400, 500}},
 		{name: "diverged", shared: []int64{100, 200}, local: []int64{300, 500}, remote: []int64{400, 600}},
@@ -31,6 +35,7 @@ func TestNewObjectsCoverGit(t *testing.T) {
 		{name: "local dated before the base", shared: []int64{1000, 2000}, local: []int64{10, 20, 30}, remote: []int64{3000}},
 		{name: "remote dated in the future", shared: []int64{100}, local: []int64{200, 300}, remote: []int64{9e9}, mergeRemoteIntoLocal: true},
 		{name: "empty remote", local: []int64{100, 200}},
+		{name: "big trees", shared: []int64{100}, local: []int64{200, 300, 400, 500}, remote: []int64{150}, bulk: 60},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,6 +55,11 @@ func TestNewObjectsCoverGit(t *testing.T) {
 				if out, err := c.CombinedOutput(); err != nil {
 					t.Fatalf("git commit: %v\n%s", err, out)
 				}
+			}
+			for i := 0; i < tc.bulk; i++ {
+				path := filepath.Join(dir, "learnings", "p0", fmt.Sprintf("bulk-learning-%03d.md", i))
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				os.WriteFile(path, []byte(fmt.Sprintf("bulk %d\n", i)), 0o644)
 			}
 			for i, d := range tc.shared {
 				commit(d, fmt.Sprintf("p%d/shared%d.md", i%2, i))
@@ -81,9 +91,25 @@ func TestNewObjectsCoverGit(t *testing.T) {
 				}
 			}
 			s := filesystem.NewStorage(osfs.New(filepath.Join(dir, ".git")), cache.NewObjectLRUDefault())
-			got, err := newObjects(s, local, remote)
+			got, bases, _, err := newObjects(s, local, remote)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// the pack these make is one git reads: every object resolves, deltas included
+			var pack bytes.Buffer
+			if err := writePack(&pack, s, got, bases); err != nil {
+				t.Fatal(err)
+			}
+			packFile := filepath.Join(t.TempDir(), "push.pack")
+			os.WriteFile(packFile, pack.Bytes(), 0o644)
+			git(t, dir, "index-pack", "--strict", packFile)
+			// and go-git's own server reads it too (the demo serves a remote in process)
+			if err := packfile.UpdateObjectStorage(memory.NewStorage(), bytes.NewReader(pack.Bytes())); err != nil {
+				t.Errorf("go-git cannot read the pack: %v", err)
+			}
+			verify := git(t, dir, "verify-pack", "-v", packFile)
+			if tc.bulk > 0 && !strings.Contains(verify, "chain length = 1:") {
+				t.Errorf("no tree was sent as a delta:\n%s", verify)
 			}
 			sent := map[string]bool{}
 			for _, h := range got {

@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -19,7 +21,6 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
@@ -191,15 +192,7 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 		}
 		return r, nil
 	}
-	out, err := countAhead(g, local, remote)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := g.Config()
-	if err != nil {
-		return nil, err
-	}
-	err = push(ctx, g.Storer, cfg, url, a, plumbing.ReferenceName(branch), remote, local)
+	out, err := push(ctx, g.Storer, url, a, plumbing.ReferenceName(branch), remote, local)
 	switch {
 	case err == nil:
 	case errors.Is(err, errRemoteMoved), errors.Is(err, gogit.ErrNonFastForwardUpdate), strings.Contains(err.Error(), "non-fast-forward"),
@@ -378,45 +371,29 @@ func stage(r *gitstore.Repo, tx *gitstore.Tx, path string, id plumbing.Hash) err
 	return nil
 }
 
-// countAhead counts the commits of local that the remote does not have.
-func countAhead(g *gogit.Repository, local, remote plumbing.Hash) (int, error) {
-	theirs := map[plumbing.Hash]bool{}
-	if !remote.IsZero() {
-		it, err := g.Log(&gogit.LogOptions{From: remote})
-		if err != nil {
-			return 0, err
-		}
-		it.ForEach(func(c *object.Commit) error { theirs[c.Hash] = true; return nil })
-	}
-	it, err := g.Log(&gogit.LogOptions{From: local})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	err = it.ForEach(func(c *object.Commit) error {
-		if !theirs[c.Hash] {
-			n++
-		}
-		return nil
-	})
-	return n, err
-}
-
 // classify turns a transport error into one that says what to do.
 func classify(err error, url string) error {
 	if e := classifySSH(err, url); e != nil {
 		return e
 	}
 	msg := err.Error()
+	var netErr net.Error
+	var opErr *net.OpError
 	switch {
+	case errors.As(err, &opErr), errors.As(err, &netErr):
+		// a refused connection or a time-out: whatever digits its address holds
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
-		strings.Contains(msg, "authentication"), strings.Contains(msg, "authorization"), strings.Contains(msg, "403"), strings.Contains(msg, "401"):
+		strings.Contains(msg, "authentication"), strings.Contains(msg, "authorization"), httpStatus.MatchString(msg):
 		return fmt.Errorf("%w: %s: %v (https: set REFLECT_GIT_TOKEN or a git credential helper; ssh: load your key into ssh-agent)", ErrAuth, redactURL(url), err)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return fmt.Errorf("%w: %s: no repository there", ErrNetwork, redactURL(url))
 	}
 	return fmt.Errorf("%w: %s: %v", ErrNetwork, redactURL(url), err)
 }
+
+// httpStatus finds a refusal's HTTP status in an error message, not any 401 or 403 (a port
+// number, a hash).
+var httpStatus = regexp.MustCompile(`\b(status|code|HTTP/[0-9.]+)[: ]+(401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b`)
 
 func short(h plumbing.Hash) string { return h.String()[:7] }
 
