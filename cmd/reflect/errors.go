@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/doctor"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/learnings"
@@ -15,14 +16,15 @@ import (
 
 // Exit codes. Every user-facing failure maps to one of these here, and only here.
 const (
-	exitOK       = 0
-	exitError    = 1 // anything unexpected
-	exitUsage    = 2 // bad flags or arguments
-	exitNoRepo   = 3 // no knowledge repository: run reflect init
-	exitNotFound = 4 // unknown or ambiguous id
-	exitBusy     = 5 // another process held the repository too long
-	exitInvalid  = 6 // invalid learning, settings or edit; uncommitted changes in the way
-	exitRemote   = 7 // the remote refused or could not be reached; every local commit is kept
+	exitOK        = 0
+	exitError     = 1 // anything unexpected
+	exitUsage     = 2 // bad flags or arguments
+	exitNoRepo    = 3 // no knowledge repository: run reflect init
+	exitNotFound  = 4 // unknown or ambiguous id
+	exitBusy      = 5 // another process held the repository too long
+	exitInvalid   = 6 // invalid learning, settings or edit; uncommitted changes in the way
+	exitRemote    = 7 // the remote refused or could not be reached; every local commit is kept
+	exitUnhealthy = 8 // reflect doctor found a problem that stops reflect from working
 )
 
 // flagError is a usage mistake: a bad flag, a missing argument.
@@ -65,6 +67,8 @@ func exitCode(err error) int {
 		return exitRemote
 	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx):
 		return exitInvalid
+	case errors.Is(err, doctor.ErrUnhealthy):
+		return exitUnhealthy
 	default:
 		return exitError
 	}

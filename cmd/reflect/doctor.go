@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/doctor"
+)
+
+func (a *app) doctorCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the setup: hooks, binary, repository, index, remote, queue and drain",
+		Long: `Check that reflect's hooks are wired into Claude Code and Codex (and trusted in Codex),
+that the binary they run exists, that the knowledge repository opens, its objects are intact
+and its work tree matches HEAD, that every learning parses, that the index is fresh, that the
+remote answers, and that the queue and the drain are not stuck. Each problem comes with the
+command that fixes it. Nothing is changed. Exits 8 when a problem stops reflect from working.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := a.homeDir()
+			if err != nil {
+				return err
+			}
+			prefix := "reflect"
+			if a.home != "" {
+				prefix += " --home " + home
+			}
+			cwd, _ := os.Getwd()
+			rep := doctor.Run(cmd.Context(), doctor.Options{Home: home, Cwd: cwd, Reflect: prefix})
+			if a.json() {
+				if err := a.printJSON(rep); err != nil {
+					return err
+				}
+			} else {
+				a.printReport(rep)
+			}
+			if !rep.Healthy {
+				return fmt.Errorf("%w: %s to fix", doctor.ErrUnhealthy, plural(rep.Errors, "problem"))
+			}
+			return nil
+		},
+	}
+}
+
+// maxDetails is how many files or entries a finding lists in text; JSON has them all.
+const maxDetails = 10
+
+// printReport prints one line per finding (severity, check, message  → fix), the files or
+// entries it is about indented under it, then a summary.
+func (a *app) printReport(rep *doctor.Report) {
+	for _, f := range rep.Findings {
+		a.printf("%-5s  %-9s  %s", f.Severity, f.Check, f.Message)
+		if f.Fix != "" {
+			a.printf("  → %s", f.Fix)
+		}
+		a.printf("\n")
+		for i, d := range f.Details {
+			if i == maxDetails && len(f.Details) > maxDetails+1 {
+				a.printf("%18s… and %d more (--format json lists them all)\n", "", len(f.Details)-i)
+				break
+			}
+			a.printf("%18s%s\n", "", d)
+		}
+	}
+	var parts []string
+	if rep.Errors > 0 {
+		parts = append(parts, plural(rep.Errors, "error"))
+	}
+	if rep.Warnings > 0 {
+		parts = append(parts, plural(rep.Warnings, "warning"))
+	}
+	parts = append(parts, fmt.Sprintf("%d ok", rep.OK))
+	verdict := "healthy"
+	if !rep.Healthy {
+		verdict = "unhealthy"
+	}
+	a.printf("%s: %s\n", verdict, strings.Join(parts, ", "))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

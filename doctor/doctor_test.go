@@ -1,0 +1,472 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/install"
+	"github.com/reflect-memory/reflect/internal/testenv"
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/queue"
+)
+
+// setup is a healthy reflect: a knowledge repository with three learnings and a fresh index,
+// hooks installed into Claude Code and Codex (in the test's HOME) running bin, and Codex's
+// trust recorded for each of reflect's handlers.
+type setup struct {
+	home string // the knowledge repository
+	r    *gitstore.Repo
+	bin  string // the reflect the hooks run
+}
+
+func newSetup(t *testing.T) *setup {
+	t.Helper()
+	testenv.SetHome(t)
+	user, _ := os.UserHomeDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(user, ".claude"))
+	t.Setenv("CODEX_HOME", filepath.Join(user, ".codex"))
+	ctx := context.Background()
+	s := &setup{home: filepath.Join(t.TempDir(), "mem"), bin: filepath.Join(t.TempDir(), "reflect")}
+	if err := os.WriteFile(s.bin, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{install.Claude, install.Codex} {
+		path, err := install.ConfigPath(h, false, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := install.Install(ctx, install.Options{Harness: h, Path: path, Binary: s.bin, Home: s.home}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trustCodex(t)
+	r, err := gitstore.Open(s.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, f := range fixtures.Learnings()[:3] {
+		l, err := learnings.Parse(f.Name, f.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[learnings.PathFor(l.Project, l.ID)] = f.Data
+	}
+	if _, err := r.Commit(ctx, "fixtures", files); err != nil {
+		t.Fatal(err)
+	}
+	s.r = r
+	s.reindex(t)
+	return s
+}
+
+// trustCodex records in config.toml what Codex's /hooks writes when the user trusts each of
+// reflect's handlers (install puts each in a group of its own: group 0, handler 0).
+func trustCodex(t *testing.T) {
+	t.Helper()
+	home, _ := install.HostHome(install.Codex)
+	hooks := filepath.Join(home, "hooks.json")
+	var b strings.Builder
+	for _, ev := range install.Events(install.Codex) {
+		fmt.Fprintf(&b, "[hooks.state.%q]\ntrusted_hash = \"sha256:%064d\"\n\n", hooks+":"+snake(ev.Name)+":0:0", 0)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (s *setup) reindex(t *testing.T) {
+	t.Helper()
+	if _, err := index.Rebuild(context.Background(), s.r, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (s *setup) commit(t *testing.T, files map[string][]byte) {
+	t.Helper()
+	if _, err := s.r.Commit(context.Background(), "test", files); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// aLearning returns the path of one learning in HEAD and its blob.
+func (s *setup) aLearning(t *testing.T) gitstore.File {
+	t.Helper()
+	files, err := s.r.Walk(learnings.Dir)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no learnings: %v", err)
+	}
+	return files[0]
+}
+
+func configPath(t *testing.T, harness string) string {
+	t.Helper()
+	p, err := install.ConfigPath(harness, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// closedPort is a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// want is a finding a broken setup must produce: its check and severity, and words its
+// message or details hold and its fix holds.
+type want struct {
+	check string
+	sev   Severity
+	text  string
+	fix   string
+}
+
+func TestRun(t *testing.T) {
+	haveGit := exec.Command("git", "version").Run() == nil
+	cases := []struct {
+		name  string
+		noGit bool
+		needs string // "git": skipped without the git CLI
+		brk   func(t *testing.T, s *setup)
+		want  []want // every finding that is not ok; nothing else may be
+	}{
+		{name: "healthy"},
+		{
+			name: "healthy with a reachable remote",
+			brk: func(t *testing.T, s *setup) {
+				bare := filepath.Join(t.TempDir(), "remote.git")
+				if out, err := exec.Command("git", "init", "--bare", "-q", bare).CombinedOutput(); err != nil {
+					t.Fatalf("git init --bare: %v\n%s", err, out)
+				}
+				s.r.SetRemote("origin", bare)
+			},
+			needs: "git",
+		},
+		{
+			name: "not wired into claude",
+			brk: func(t *testing.T, s *setup) {
+				if _, err := install.Uninstall(install.Options{Harness: install.Claude, Path: configPath(t, install.Claude)}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []want{{"claude", Warn, filepath.Join(".claude", "settings.json") + ": Claude Code sessions are not captured", "reflect install claude"}},
+		},
+		{
+			name: "not wired into codex",
+			brk: func(t *testing.T, s *setup) {
+				if _, err := install.Uninstall(install.Options{Harness: install.Codex, Path: configPath(t, install.Codex)}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []want{{"codex", Warn, filepath.Join(".codex", "hooks.json") + ": Codex sessions are not captured", "reflect install codex"}},
+		},
+		{
+			name: "wired for some events only",
+			brk: func(t *testing.T, s *setup) {
+				write(t, configPath(t, install.Claude), `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "`+s.bin+` hook claude"}]}]}}`)
+			},
+			want: []want{{"claude", Warn, "1 of 7 events (missing UserPromptSubmit, PostToolUse", "reflect install claude"}},
+		},
+		{
+			name: "settings that are not JSON",
+			brk: func(t *testing.T, s *setup) {
+				write(t, configPath(t, install.Claude), "{\n  \"hooks\": {,\n}\n")
+			},
+			want: []want{{"claude", Error, "settings.json:2:13: invalid character", "reflect install claude"}},
+		},
+		{
+			name: "hook binary missing",
+			brk: func(t *testing.T, s *setup) {
+				os.Remove(s.bin)
+			},
+			want: []want{
+				{"binary", Error, "does not exist", "reflect install claude"},
+				{"binary", Error, "does not exist", "reflect install codex"},
+			},
+		},
+		{
+			name: "hook binary not executable",
+			brk: func(t *testing.T, s *setup) {
+				os.Chmod(s.bin, 0o644)
+			},
+			want: []want{
+				{"binary", Error, "is not executable", "reflect install claude"},
+				{"binary", Error, "is not executable", "reflect install codex"},
+			},
+		},
+		{
+			name: "codex hooks not trusted",
+			brk: func(t *testing.T, s *setup) {
+				home, _ := install.HostHome(install.Codex)
+				os.Remove(filepath.Join(home, "config.toml"))
+			},
+			want: []want{{"codex", Warn, "not trusted in Codex", "/hooks"}},
+		},
+		{
+			name: "codex hook disabled in /hooks",
+			brk: func(t *testing.T, s *setup) {
+				home, _ := install.HostHome(install.Codex)
+				cfg := filepath.Join(home, "config.toml")
+				data, _ := os.ReadFile(cfg)
+				stop := fmt.Sprintf("[hooks.state.%q]\n", filepath.Join(home, "hooks.json")+":stop:0:0")
+				write(t, cfg, strings.Replace(string(data), stop, stop+"enabled = false\n", 1))
+			},
+			want: []want{{"codex", Warn, "reflect's Stop hooks are disabled in Codex", "/hooks"}},
+		},
+		{
+			name: "codex hooks switched off",
+			brk: func(t *testing.T, s *setup) {
+				home, _ := install.HostHome(install.Codex)
+				f, _ := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+				f.WriteString("[features]\nhooks = false\n")
+				f.Close()
+			},
+			want: []want{{"codex", Warn, "Codex hooks are disabled", "hooks = true under [features]"}},
+		},
+		{
+			name: "settings file that does not parse",
+			brk: func(t *testing.T, s *setup) {
+				toml, _ := s.r.ReadFile("reflect.toml")
+				s.commit(t, map[string][]byte{"reflect.toml": append(toml, "\n[drain]\nattempts = \"many\"\n"...)})
+			},
+			want: []want{{"repo", Error, "reflect.toml:", "commit"}},
+		},
+		{
+			name: "repository missing",
+			brk: func(t *testing.T, s *setup) {
+				os.RemoveAll(s.home)
+			},
+			want: []want{{"repo", Error, "no knowledge repository", "reflect init"}},
+		},
+		{
+			name:  "corrupted object, git fsck too",
+			needs: "git",
+			brk:   corruptBlob,
+			want:  []want{{"objects", Error, "zlib", "fsck"}},
+		},
+		{
+			name:  "corrupted object, in process",
+			noGit: true,
+			brk:   corruptBlob,
+			want:  []want{{"objects", Error, "zlib", "fsck"}},
+		},
+		{
+			name:  "dirty work tree, in process",
+			noGit: true,
+			brk:   modifyLearning,
+			want:  []want{{"worktree", Warn, "(modified)", "commit"}},
+		},
+		{
+			name:  "dirty work tree, untracked file seen by git status",
+			needs: "git",
+			brk: func(t *testing.T, s *setup) {
+				write(t, filepath.Join(s.home, "learnings", "notes.txt"), "mine\n")
+			},
+			want: []want{{"worktree", Warn, "learnings/notes.txt (untracked)", "add -A"}},
+		},
+		{
+			name: "invalid learning file",
+			brk: func(t *testing.T, s *setup) {
+				f := s.aLearning(t)
+				data, _ := s.r.ReadBlob(f.ID)
+				l, _ := learnings.Parse(f.Path, data)
+				bad := strings.Replace(string(data), "kind: "+string(l.Kind), "kind: banana", 1)
+				path := learnings.PathFor(l.Project, learnings.NewID(time.Now()))
+				bad = strings.Replace(bad, l.ID, strings.TrimSuffix(filepath.Base(path), ".md"), 1)
+				s.commit(t, map[string][]byte{path: []byte(bad)})
+				s.reindex(t)
+			},
+			want: []want{{"learnings", Warn, ".md:5: field kind", "commit"}},
+		},
+		{
+			name: "stale index",
+			brk: func(t *testing.T, s *setup) {
+				l := learnings.New("Run the migrations before the seed", learnings.Global, time.Now())
+				l.Body = "The seed needs the new columns.\n"
+				if _, err := learnings.Create(context.Background(), s.r, l, "add"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []want{{"index", Warn, "stale: 1 changed learning", "reflect reindex"}},
+		},
+		{
+			name: "missing index",
+			brk: func(t *testing.T, s *setup) {
+				os.RemoveAll(filepath.Join(s.r.StateDir(), "index"))
+			},
+			want: []want{{"index", Warn, "missing", "reflect reindex"}},
+		},
+		{
+			name: "unreachable remote, manual sync",
+			brk: func(t *testing.T, s *setup) {
+				s.r.SetRemote("origin", filepath.Join(t.TempDir(), "gone.git"))
+			},
+			want: []want{{"remote", Warn, "origin (sync is manual): the remote could not be reached", "reflect remote set URL"}},
+		},
+		{
+			name: "unreachable remote, automatic sync",
+			brk: func(t *testing.T, s *setup) {
+				s.r.SetRemote("origin", "http://"+closedPort(t)+"/mem.git")
+				toml, _ := s.r.ReadFile("reflect.toml")
+				s.commit(t, map[string][]byte{"reflect.toml": bytes.Replace(toml, []byte("auto = false"), []byte("auto = true"), 1)})
+			},
+			want: []want{{"remote", Error, "origin (sync.auto is on): the remote could not be reached", "reflect remote set URL"}},
+		},
+		{
+			name: "failed queue entries",
+			brk: func(t *testing.T, s *setup) {
+				now := time.Now().UTC().Truncate(time.Second)
+				e := &queue.Entry{ID: queue.NewID(now), Harness: "claude", Session: "s-1", Trigger: "stop",
+					Project: learnings.Global, Machine: "m", Created: now, Updated: now, Error: "unparseable answer", Attempts: 3}
+				data, err := e.Render()
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.commit(t, map[string][]byte{queue.FailedPath(e.ID): data})
+			},
+			want: []want{{"queue", Warn, "unparseable answer", "reflect queue retry --all"}},
+		},
+		{
+			name: "paused drain",
+			brk: func(t *testing.T, s *setup) {
+				s.r.WriteState("drain/paused.json", []byte(`{"since":"2026-11-20T10:00:00Z","extractor":"claude","reason":"quota exceeded"}`))
+			},
+			want: []want{{"drain", Warn, "paused since", "reflect queue retry --all"}},
+		},
+		{
+			name: "caps close",
+			brk: func(t *testing.T, s *setup) {
+				day := time.Now().Format("2006-01-02")
+				s.r.WriteState("usage/"+day+".json", []byte(`{"day":"`+day+`","calls":33,"input_tokens":1200}`))
+			},
+			want: []want{{"caps", Warn, "33 of 40 LLM calls today", "drain.max_calls_per_day"}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.needs == "git" && !haveGit {
+				t.Skip("needs the git CLI")
+			}
+			s := newSetup(t)
+			if tc.brk != nil {
+				tc.brk(t, s)
+			}
+			rep := Run(context.Background(), Options{Home: s.home, NoGit: tc.noGit, RemoteTimeout: 3 * time.Second})
+			var bad []Finding
+			for _, f := range rep.Findings {
+				if f.Severity != OK {
+					bad = append(bad, f)
+				}
+				if f.Severity != OK && f.Fix == "" {
+					t.Errorf("%s %s finding without a fix: %s", f.Severity, f.Check, f.Message)
+				}
+			}
+		next:
+			for _, w := range tc.want {
+				for i, f := range bad {
+					text := f.Message + "\n" + strings.Join(f.Details, "\n")
+					if f.Check == w.check && f.Severity == w.sev && strings.Contains(text, w.text) && strings.Contains(f.Fix, w.fix) {
+						bad = append(bad[:i], bad[i+1:]...)
+						continue next
+					}
+				}
+				t.Errorf("no %s %s finding with %q (fix %q)", w.sev, w.check, w.text, w.fix)
+			}
+			for _, f := range bad {
+				t.Errorf("unexpected %s %s: %s", f.Severity, f.Check, f.Message)
+			}
+			if t.Failed() {
+				t.Logf("report:\n%s", dump(rep))
+			}
+			errs := 0
+			for _, w := range tc.want {
+				if w.sev == Error {
+					errs++
+				}
+			}
+			if rep.Healthy != (errs == 0) || rep.Errors != errs {
+				t.Errorf("healthy %v with %d errors; want %d errors", rep.Healthy, rep.Errors, errs)
+			}
+		})
+	}
+}
+
+// corruptBlob overwrites the loose object of a learning's blob with bytes that are not zlib.
+func corruptBlob(t *testing.T, s *setup) {
+	f := s.aLearning(t)
+	hex := f.ID.String()
+	obj := filepath.Join(s.r.GitDir(), "objects", hex[:2], hex[2:])
+	os.Chmod(obj, 0o644)
+	write(t, obj, "not an object")
+}
+
+// modifyLearning changes a learning in the work tree without committing it.
+func modifyLearning(t *testing.T, s *setup) {
+	f := s.aLearning(t)
+	path := filepath.Join(s.home, filepath.FromSlash(f.Path))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, string(data)+"\nAn edit by hand.\n")
+}
+
+func dump(rep *Report) string {
+	var b bytes.Buffer
+	for _, f := range rep.Findings {
+		fmt.Fprintf(&b, "  %-5s %-9s %s", f.Severity, f.Check, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(&b, "  → %s", f.Fix)
+		}
+		b.WriteString("\n")
+		for _, d := range f.Details {
+			fmt.Fprintf(&b, "        %s\n", d)
+		}
+	}
+	return b.String()
+}
+
+func TestReflectProgram(t *testing.T) {
+	for _, tc := range []struct {
+		command, harness, prog string
+		ok                     bool
+	}{
+		{"/usr/local/bin/reflect hook claude", "claude", "/usr/local/bin/reflect", true},
+		{"'/Users/a b/bin/reflect' hook codex", "codex", "/Users/a b/bin/reflect", true},
+		{`'/tmp/it'\''s/reflect' hook claude`, "claude", "/tmp/it's/reflect", true},
+		{"reflect hook claude", "claude", "reflect", true},
+		{"/usr/local/bin/reflect hook codex", "claude", "", false},
+		{"~/.claude/hooks/validate.py hook claude", "claude", "~/.claude/hooks/validate.py", false},
+	} {
+		prog, ok := reflectProgram(tc.command, tc.harness)
+		if ok != tc.ok || ok && prog != tc.prog {
+			t.Errorf("reflectProgram(%q, %s) = %q, %v; want %q, %v", tc.command, tc.harness, prog, ok, tc.prog, tc.ok)
+		}
+	}
+}
