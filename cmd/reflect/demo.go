@@ -1,11 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/fixtures"
@@ -18,18 +27,34 @@ func (a *app) demoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "A tour of reflect on bundled sample data, in a temporary home",
-		Long: `Runs reflect on the bundled fixtures in a temporary directory: it creates a knowledge
-repository, commits sample learnings the way captures would, and shows listing, reading,
-superseding, search, what a new agent session would be reminded of, and the git history a
-person reviews. Nothing of yours is read or changed.`,
+		Long: `Tells reflect's story on bundled sample sessions, in a temporary directory: two laptops
+share one memory through a git remote (a local directory). On laptop A, Claude Code's hooks
+turn a user's correction into a learning at once and queue the session; laptop B joins the
+memory, the drain turns A's session into learnings, and Codex's hooks recall them for a
+prompt on the same subject. Every step is a commit you can review. No network, no LLM,
+no git binary needed; nothing of yours is read or changed.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd, keep) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd.Context(), keep) },
 	}
-	cmd.Flags().BoolVar(&keep, "keep", false, "keep the temporary home afterwards")
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the temporary directory afterwards")
 	return cmd
 }
 
-func (a *app) runDemo(cmd *cobra.Command, keep bool) error {
+// demoLaptop is one of the demo's two machines: its knowledge repository, its checkout of the
+// shop, and the agent that works there.
+type demoLaptop struct {
+	name, home, project, harness string
+}
+
+// demoTour is one run of the tour.
+type demoTour struct {
+	a     *app
+	ctx   context.Context
+	n     int               // the last step's number
+	paths *strings.Replacer // the placeholders of fixtures/story, this run's paths
+}
+
+func (a *app) runDemo(ctx context.Context, keep bool) error {
 	tmp, err := os.MkdirTemp("", "reflect-demo-")
 	if err != nil {
 		return err
@@ -37,126 +62,340 @@ func (a *app) runDemo(cmd *cobra.Command, keep bool) error {
 	if !keep {
 		defer os.RemoveAll(tmp)
 	}
-	home := filepath.Join(tmp, "memory")
-	step := func(n int, title string) { a.printf("\n== %d. %s\n", n, title) }
-	run := func(args ...string) error {
-		a.printf("$ reflect %s\n", shellJoin(args))
-		// one stream for the tour: notes (recall --explain) read in order with the output
-		sub := &app{stdin: a.stdin, stdout: a.stdout, stderr: a.stdout, noBackground: true}
-		root := sub.rootCmd()
-		root.SetArgs(append([]string{"--home", home}, args...))
-		return root.ExecuteContext(cmd.Context())
-	}
+	// The remote is a directory. go-git reaches one by running git-upload-pack and
+	// git-receive-pack; the demo serves it in this process instead, so it needs no git.
+	client.InstallProtocol("file", server.DefaultServer)
 
-	a.printf("reflect demo: a knowledge repository in %s (nothing of yours is touched)\n", home)
-	step(1, "Create the knowledge repository: a plain git repository")
-	if err := run("init"); err != nil {
+	A := &demoLaptop{name: "A", harness: "claude",
+		home: filepath.Join(tmp, "laptop-a", "memory"), project: filepath.Join(tmp, "laptop-a", "src", "shop")}
+	B := &demoLaptop{name: "B", harness: "codex",
+		home: filepath.Join(tmp, "laptop-b", "memory"), project: filepath.Join(tmp, "laptop-b", "code", "acme-shop")}
+	remote := filepath.Join(tmp, "remote.git")
+	// where the hosts keep their sessions: Claude Code by the cwd, every non-alphanumeric a dash
+	transcript := filepath.Join(tmp, "laptop-a", ".claude", "projects",
+		regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(A.project, "-"), "7f3c1a9e-2b4d-4e8a-9c61-5d0e8b2f4a17.jsonl")
+	rollout := filepath.Join(tmp, "laptop-b", ".codex", "sessions", "2026", "11", "22",
+		"rollout-2026-11-22T09-12-03-019e4c2b-5d7a-7f31-9b08-6a2e1c4d8f90.jsonl")
+	inJSON := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+	d := &demoTour{a: a, ctx: ctx, paths: strings.NewReplacer(
+		"@A_PROJECT@", inJSON(A.project), "@A_TRANSCRIPT@", inJSON(transcript),
+		"@B_PROJECT@", inJSON(B.project), "@B_TRANSCRIPT@", inJSON(rollout))}
+	if _, err := gogit.PlainInitWithOptions(remote, &gogit.PlainInitOptions{Bare: true,
+		InitOptions: gogit.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}}); err != nil {
 		return err
 	}
-	r, err := gitstore.Open(home)
+	// the shop, checked out on each laptop at its own path, from the same remote in two spellings
+	if err := fakeCheckout(A.project, "https://github.com/acme/shop.git", "main"); err != nil {
+		return err
+	}
+	if err := fakeCheckout(B.project, "git@github.com:acme/shop.git", "main"); err != nil {
+		return err
+	}
+
+	a.printf("reflect demo: two laptops, two agents, one memory, in %s\n", tmp)
+	a.printf("(a temporary directory: nothing of yours is read or changed; no network, no LLM)\n")
+
+	d.step("Laptop A starts the memory: a git repository, shared through a remote")
+	if err := d.run(A, "init", "--remote", remote); err != nil {
+		return err
+	}
+
+	d.step("Laptop A: Claude Code works on the shop (github.com/acme/shop)")
+	a.printf("Claude Code runs `reflect hook claude` on each event, the event's JSON on stdin, e.g.\n")
+	a.printf("  %s\n", d.fixture("claude-session-start.json"))
+	if err := d.write(transcript, "claude-part1.jsonl"); err != nil {
+		return err
+	}
+	for _, ev := range [][2]string{
+		{"claude-session-start.json", "the memory is empty"},
+		{"claude-prompt.json", "nothing to recall"},
+		{"claude-tool-failure.json", ""},
+		{"claude-correction.json", ""}, // a correction after a failure: committed at once, no LLM
+		{"claude-precompact.json", ""}, // the session, as a condensed and redacted digest
+	} {
+		if err := d.hook(A, ev[0], ev[1]); err != nil {
+			return err
+		}
+	}
+	a.printf("  … the session goes on: `go test ./db/...` fails until `make test-db` has made the test database\n")
+	if err := d.write(transcript, "claude-part1.jsonl", "claude-part2.jsonl"); err != nil {
+		return err
+	}
+	if err := d.hook(A, "claude-session-end.json", ""); err != nil {
+		return err
+	}
+
+	d.step("Laptop A: the correction is a learning already; the session waits for the drain")
+	for _, args := range [][]string{{"list"}, {"queue", "list"}, {"sync"}} {
+		if err := d.run(A, args...); err != nil {
+			return err
+		}
+	}
+
+	d.step("Laptop B joins the memory")
+	if err := d.run(B, "init", "--from", remote); err != nil {
+		return err
+	}
+
+	d.step("Laptop B: Codex opens the shop, at another path and by its ssh remote: the same project")
+	a.printf("Codex runs `reflect hook codex`, with its own payloads:\n  %s\n", d.fixture("codex-session-start.json"))
+	if err := d.hook(B, "codex-session-start.json", "nothing in the memory matches this workspace yet"); err != nil {
+		return err
+	}
+	a.printf("  A capture waits, so SessionStart starts `reflect drain` in the background. The demo starts\n")
+	a.printf("  no background process: it runs the drain here (heuristic extractor, offline).\n")
+	before := d.head(B)
+	if err := d.run(B, "drain"); err != nil {
+		return err
+	}
+	d.commits(B, before, true)
+
+	d.step("Laptop B: a prompt on the same subject recalls what laptop A's session taught")
+	if err := d.hook(B, "codex-prompt.json", "nothing to recall"); err != nil {
+		return err
+	}
+	a.printf("  (the same prompt again, in the same session)\n")
+	if err := d.hook(B, "codex-prompt.json", "a session is reminded of a learning once"); err != nil {
+		return err
+	}
+
+	d.step("Search the memory")
+	if err := d.run(B, "search", "--project", "github.com/acme/shop", "make|migrate"); err != nil {
+		return err
+	}
+
+	d.step("One memory: laptop B shares what its drain learned, laptop A takes it in")
+	if err := d.run(B, "sync"); err != nil {
+		return err
+	}
+	if err := d.run(A, "sync"); err != nil {
+		return err
+	}
+
+	d.step("Review it like code: the history, the same on both laptops")
+	a.printf("$ git -C %s log --format='%%h %%s'\n", A.home)
+	d.commits(A, plumbing.ZeroHash, false)
+	a.printf("\nEach learning is a markdown file to read, edit, diff; this one the drain wrote on laptop B:\n")
+	r, err := gitstore.Open(A.home)
 	if err != nil {
 		return err
 	}
-
-	step(2, "Agents' sessions become learnings: one markdown file and one commit each")
-	for _, f := range fixtures.Learnings() {
-		l, err := learnings.Parse(f.Name, f.Data)
-		if err != nil {
-			return err
-		}
-		from := l.Source.Harness
-		if s := l.Source.Session; len(s) >= 8 {
-			from += " " + s[:8]
-		}
-		if _, err := learnings.Create(cmd.Context(), r, l, fmt.Sprintf("learn: %s (from %s)", l.Title, from)); err != nil {
-			return err
-		}
-		a.printf("  %-28s %-10s %s\n", l.Project, l.Kind, l.Title)
-	}
-
-	step(3, "Add one by hand")
-	if err := run("add", "--global", "--kind", "rule", "--confidence", "high", "--tag", "go",
-		"--title", "Wrap errors with %w and say what was being done",
-		"--body", "`fmt.Errorf(\"parse %s: %w\", path, err)` keeps errors.Is working and tells the reader where."); err != nil {
-		return err
-	}
-
-	step(4, "List what the agents know")
-	if err := run("list"); err != nil {
-		return err
-	}
-
 	all, _, err := learnings.LoadAll(r)
+	r.Close()
 	if err != nil {
 		return err
 	}
-	first, web, retired := all[0], "", ""
 	for _, l := range all {
-		switch {
-		case l.Project == "github.com/acme/web" && l.Kind == learnings.KindRecipe:
-			web = l.ID
-		case strings.Contains(l.Title, "rm -rf"):
-			retired = l.ID
+		if l.Kind == learnings.KindFix {
+			if err := d.run(A, "show", l.ID); err != nil {
+				return err
+			}
 		}
 	}
-	step(5, "Read one: it is a file a person can review and edit")
-	if err := run("show", first.ID[:12]); err != nil {
-		return err
-	}
 
-	step(6, "Correct the memory: a newer learning supersedes an older one")
-	var out strings.Builder
-	sub := &app{stdin: a.stdin, stdout: &out, stderr: a.stderr, noBackground: true}
-	root := sub.rootCmd()
-	root.SetArgs([]string{"--home", home, "add", "--project", "github.com/acme/web", "--kind", "recipe",
-		"--title", "Rebuild the web bundle with pnpm 9 and corepack",
-		"--body", "Run `corepack enable` once, then `pnpm install --frozen-lockfile && pnpm build`."})
-	if err := root.ExecuteContext(cmd.Context()); err != nil {
-		return err
-	}
-	newID := strings.TrimSpace(out.String())
-	if err := run("supersede", web, "--by", newID); err != nil {
-		return err
-	}
-	if err := run("archive", retired, "--reason", "covered by the shell linter now"); err != nil {
-		return err
-	}
-
-	step(7, "Search it: this project's learnings and the global ones, or --global for all")
-	if err := run("search", "--global", "oauth|redirect state"); err != nil {
-		return err
-	}
-
-	step(8, "Recall: what a new agent session in github.com/acme/auth-service is reminded of")
-	proj := filepath.Join(tmp, "auth-service")
-	if err := fakeCheckout(proj, "git@github.com:acme/auth-service.git", "fix/oauth-redirect-state"); err != nil {
-		return err
-	}
-	if err := run("recall", "--cwd", proj); err != nil {
-		return err
-	}
-	a.printf("\n")
-	if err := run("recall", "--cwd", proj, "--explain", "--prompt", "the integration tests fail against sqlite, which database should they use?"); err != nil {
-		return err
-	}
-
-	step(9, "Review it like code: the git history")
-	log, err := r.Log(20)
-	if err != nil {
-		return err
-	}
-	a.printf("$ git -C %s log --oneline\n", home)
-	for _, c := range log {
-		a.printf("%s %s\n", c.ID.String()[:7], c.Subject)
-	}
-	a.printf("\nDone. Start for real with: reflect init && reflect add --title \"...\"\n")
+	a.printf("\nDone. Start for real with: reflect init --remote URL && reflect install claude (or codex)\n")
 	if keep {
-		a.printf("The demo repository is kept at %s\n", home)
+		a.printf("The demo is kept in %s: laptop-a/memory, laptop-b/memory, remote.git\n", tmp)
 	}
 	return nil
 }
 
-// fakeCheckout makes dir look like a clone of remote on branch, as far as recall reads one:
+func (d *demoTour) step(title string) {
+	d.n++
+	d.a.printf("\n== %d. %s\n", d.n, title)
+}
+
+// run runs `reflect ARGS` on laptop l in this process, as a person would type it there.
+func (d *demoTour) run(l *demoLaptop, args ...string) error {
+	d.a.printf("%s$ reflect %s\n", l.name, shellJoin(args))
+	// one stream for the tour: what a command says on stderr reads in order with its output
+	sub := &app{stdin: d.a.stdin, stdout: d.a.stdout, stderr: d.a.stdout, noBackground: true}
+	root := sub.rootCmd()
+	root.SetArgs(append([]string{"--home", l.home}, args...))
+	return root.ExecuteContext(d.ctx)
+}
+
+// hook runs `reflect hook claude|codex` on laptop l with the story's payload name on stdin,
+// and says what it did: the event, the JSON it printed (quiet says why there is none), the
+// commit it made.
+func (d *demoTour) hook(l *demoLaptop, name, quiet string) error {
+	payload := d.fixture(name)
+	var p struct {
+		Event     string          `json:"hook_event_name"`
+		Prompt    string          `json:"prompt"`
+		ToolName  string          `json:"tool_name"`
+		ToolInput json.RawMessage `json:"tool_input"`
+		Error     string          `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(payload), &p); err != nil {
+		return fmt.Errorf("fixture %s: %w", name, err)
+	}
+	what := ""
+	switch {
+	case p.Prompt != "":
+		what = fmt.Sprintf("%q", p.Prompt)
+	case p.ToolName != "":
+		var in struct{ Command string }
+		json.Unmarshal(p.ToolInput, &in)
+		what = fmt.Sprintf("%s `%s` failed: %s", p.ToolName, in.Command, strings.Join(strings.Fields(p.Error), " "))
+	}
+	d.a.printf("%s\n", strings.TrimRight(fmt.Sprintf("▸ %-18s %s", p.Event, what), " "))
+
+	before := d.head(l)
+	var out bytes.Buffer
+	sub := &app{stdin: strings.NewReader(payload), stdout: &out, stderr: d.a.stderr, noBackground: true}
+	root := sub.rootCmd()
+	root.SetArgs([]string{"--home", l.home, "hook", l.harness})
+	if err := root.ExecuteContext(d.ctx); err != nil {
+		return err
+	}
+	var last struct { // what the hook did, as it tells the status line
+		Armed   bool   `json:"armed"`
+		Skipped string `json:"skipped"`
+		Error   string `json:"error"`
+	}
+	if r, err := gitstore.Open(l.home); err == nil {
+		data, _ := r.ReadState("last-event.json")
+		json.Unmarshal(data, &last)
+		r.Close()
+	}
+	var o struct {
+		HookSpecificOutput *struct{ AdditionalContext string }
+	}
+	switch printed := strings.TrimSpace(out.String()); {
+	case printed == "":
+		if quiet != "" {
+			d.a.printf("  no output: %s\n", quiet)
+		}
+	case json.Unmarshal([]byte(printed), &o) == nil && o.HookSpecificOutput != nil:
+		d.a.printf("  output: %s\n", demoClip(printed, 96))
+		d.a.printf("  its additionalContext, which %s reads with the prompt:\n", map[string]string{"claude": "Claude", "codex": "Codex"}[l.harness])
+		for _, line := range strings.Split(o.HookSpecificOutput.AdditionalContext, "\n") {
+			for _, w := range demoWrap(line, 96) {
+				d.a.printf("%s\n", strings.TrimRight("  │ "+w, " "))
+			}
+		}
+	default:
+		d.a.printf("  output: %s\n", printed)
+	}
+	if last.Armed {
+		d.a.printf("  the correction watcher is armed for this session (local state, no commit)\n")
+	}
+	if last.Skipped != "" {
+		d.a.printf("  nothing captured: %s\n", last.Skipped)
+	}
+	if last.Error != "" {
+		d.a.printf("  error: %s\n", last.Error)
+	}
+	d.commits(l, before, false)
+	return nil
+}
+
+// fixture is the story's file name with this run's paths in it.
+func (d *demoTour) fixture(name string) string {
+	data, err := fixtures.Story(name)
+	if err != nil {
+		panic(err) // the binary was built without its own fixtures
+	}
+	return strings.TrimSpace(d.paths.Replace(string(data)))
+}
+
+// write makes file the concatenation of the story's files names (a transcript as it grows).
+func (d *demoTour) write(file string, names ...string) error {
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(d.fixture(n) + "\n")
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// head is the commit laptop l's memory is at (zero before its first).
+func (d *demoTour) head(l *demoLaptop) plumbing.Hash {
+	r, err := gitstore.Open(l.home)
+	if err != nil {
+		return plumbing.ZeroHash
+	}
+	defer r.Close()
+	h, _ := r.Head()
+	return h
+}
+
+// commits prints the commits of laptop l's memory after since, newest first: "commit ID
+// subject" under a hook, `git log --format='%h %s'` for the history; full adds the body.
+func (d *demoTour) commits(l *demoLaptop, since plumbing.Hash, full bool) {
+	g, err := gogit.PlainOpen(l.home)
+	if err != nil {
+		return
+	}
+	if c, ok := g.Storer.(io.Closer); ok {
+		defer c.Close()
+	}
+	head, err := g.Head()
+	if err != nil {
+		return
+	}
+	prefix := "  commit "
+	if since.IsZero() {
+		prefix = ""
+	}
+	for id := head.Hash(); !id.IsZero() && id != since; {
+		c, err := g.CommitObject(id)
+		if err != nil {
+			return
+		}
+		subject, body, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
+		d.a.printf("%s%s %s\n", prefix, id.String()[:7], subject)
+		if full {
+			for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+				if line != "" {
+					d.a.printf("%s        %s\n", strings.Repeat(" ", len(prefix)), line)
+				}
+			}
+		}
+		id = plumbing.ZeroHash
+		if len(c.ParentHashes) > 0 {
+			id = c.ParentHashes[0]
+		}
+	}
+}
+
+// demoWrap breaks s into lines of at most width runes at spaces. The lines after the first keep
+// its indentation, two more under a list item ("- ").
+func demoWrap(s string, width int) []string {
+	indent := s[:len(s)-len(strings.TrimLeft(s, " "))]
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return []string{""}
+	}
+	more := indent
+	if strings.HasPrefix(s[len(indent):], "- ") {
+		more += "  "
+	}
+	var out []string
+	line := indent + words[0]
+	for _, w := range words[1:] {
+		if len([]rune(line))+1+len([]rune(w)) > width {
+			out = append(out, line)
+			line = more + w
+			continue
+		}
+		line += " " + w
+	}
+	return append(out, line)
+}
+
+// demoClip keeps the first n runes of s, marking a cut with "…".
+func demoClip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// fakeCheckout makes dir look like a clone of remote on branch, as far as reflect reads one:
 // .git/HEAD and the origin remote in .git/config (no git needed).
 func fakeCheckout(dir, remote, branch string) error {
 	gitDir := filepath.Join(dir, ".git")

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // TestMain lets the scripts run the reflect command: testscript puts this test binary on PATH
@@ -52,10 +54,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fails":    cmdFails,
-			"gitclean": cmdGitClean,
-			"commits":  cmdCommits,
-			"capture":  cmdCapture,
+			"fails":        cmdFails,
+			"gitclean":     cmdGitClean,
+			"commits":      cmdCommits,
+			"capture":      cmdCapture,
+			"waitdetached": cmdWaitDetached,
 		},
 	})
 }
@@ -120,6 +123,18 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("capture %s: the last command printed nothing", args[0])
 	}
 	ts.Setenv(args[0], v)
+}
+
+// waitdetached DIR waits until the detached reflect processes that hooks and commands
+// started on the knowledge repository at DIR (a SessionStart's drain, an index catch-up, a
+// pool refill) have ended and left its locks free. A script cannot otherwise know when a
+// detached process is done: it uses this before it checks what such a process did, and
+// before it ends (so nothing still writes to $WORK when it is removed).
+func cmdWaitDetached(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitdetached DIR")
+	}
+	testenv.WaitDetached(ts.MkAbs(args[0]))
 }
 
 // git runs the git CLI in dir with the script's environment and returns its trimmed output,
