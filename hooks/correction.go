@@ -1038,7 +1038,7 @@ func corrPhrase(lo, cs string, i int, clause bool) (string, int) {
 		if !quoted {
 			word = strings.TrimRight(word, ",;:!?).")
 		}
-		if word == "" || stop[word] || (word == "this" || word == "next") && strings.HasPrefix(lo[j:], " time") {
+		if word == "" || stop[word] || word == "-" || word == "--" || word == "–" || word == "—" || (word == "this" || word == "next") && strings.HasPrefix(lo[j:], " time") {
 			break
 		}
 		end = i + len(word)

@@ -64,6 +64,8 @@ var correctionPositives = []struct {
 	{"Nope, it's yarn, not npm", "yarn", "npm"},
 	{"the tests are in pkg/foo, not pkg/bar", "pkg/foo", "pkg/bar"},
 	{"instead of npm use pnpm", "pnpm", "npm"},
+	{"no, use make migrate instead of go run ./cmd/migrate — it loads .env", "make migrate", "go run ./cmd/migrate"}, // a dash ends the phrase
+	{"no, use make migrate instead of go run ./cmd/migrate - it loads .env", "make migrate", "go run ./cmd/migrate"},
 	{"instead of mocking the db, use the testcontainer", "the testcontainer", "mocking the db"},
 	{"try `--insecure` instead", "--insecure", ""},
 	{"**No**, use `yarn` instead", "yarn", ""},
