@@ -32,7 +32,9 @@ const (
 //
 // go-git's encoder searches a window of candidates for every object and resets a default-
 // level compressor per object; with the base known from the tree walk, this does neither.
-func writePack(w io.Writer, s storer.EncodedObjectStorer, objs []plumbing.Hash, bases map[plumbing.Hash]plumbing.Hash) error {
+//
+// known holds trees already read (the walk that chose the objects read them): their bytes.
+func writePack(w io.Writer, s storer.EncodedObjectStorer, objs []plumbing.Hash, bases map[plumbing.Hash]plumbing.Hash, known map[plumbing.Hash][]byte) error {
 	sum := sha1.New()
 	out := io.MultiWriter(w, sum)
 	var head [12]byte
@@ -52,15 +54,18 @@ func writePack(w io.Writer, s storer.EncodedObjectStorer, objs []plumbing.Hash, 
 	var zbuf bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&zbuf, zlib.BestSpeed)
 	for _, h := range objs {
-		o, err := s.EncodedObject(plumbing.AnyObject, h)
-		if err != nil {
-			return fmt.Errorf("object %s: %w", h, err)
+		typ, data := int(plumbing.TreeObject), known[h]
+		if data == nil {
+			o, err := s.EncodedObject(plumbing.AnyObject, h)
+			if err != nil {
+				return fmt.Errorf("object %s: %w", h, err)
+			}
+			if data, err = readObject(o); err != nil {
+				return fmt.Errorf("object %s: %w", h, err)
+			}
+			typ = int(o.Type())
 		}
-		data, err := readObject(o)
-		if err != nil {
-			return fmt.Errorf("object %s: %w", h, err)
-		}
-		typ, body := int(o.Type()), data
+		body := data
 		var baseID []byte
 		if b, ok := bases[h]; ok && len(data) >= deltaMin && depth[b] < maxDepth {
 			if src, ok := raw[b]; ok {

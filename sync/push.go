@@ -58,7 +58,7 @@ func push(ctx context.Context, s storer.EncodedObjectStorer, url string, auth tr
 	if cur == local {
 		return 0, nil
 	}
-	hashes, bases, commits, err := newObjects(s, local, old)
+	hashes, bases, commits, trees, err := newObjects(s, local, old)
 	if err != nil {
 		return 0, err
 	}
@@ -70,7 +70,7 @@ func push(ctx context.Context, s storer.EncodedObjectStorer, url string, auth tr
 	go func() {
 		// buffered: every write to the pipe is a write to the remote's process
 		bw := bufio.NewWriterSize(wr, 256<<10)
-		err := writePack(bw, s, hashes, bases)
+		err := writePack(bw, s, hashes, bases, trees.raw)
 		if err == nil {
 			err = bw.Flush()
 		}
@@ -108,14 +108,14 @@ const (
 //
 // bases maps a tree or blob to the same path's version in a parent commit when that one is
 // sent too, earlier in the list: a good delta base.
-func newObjects(s storer.EncodedObjectStorer, local, remote plumbing.Hash) (out []plumbing.Hash, bases map[plumbing.Hash]plumbing.Hash, ncommits int, err error) {
-	commits, err := newCommits(s, local, remote)
+func newObjects(s storer.EncodedObjectStorer, local, remote plumbing.Hash) (out []plumbing.Hash, bases map[plumbing.Hash]plumbing.Hash, ncommits int, trees *treeCache, err error) {
+	commits, read, err := newCommits(s, local, remote)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, nil, err
 	}
 	seen := map[plumbing.Hash]bool{}
 	bases = map[plumbing.Hash]plumbing.Hash{}
-	trees := treeCache{s: s, m: map[plumbing.Hash]*object.Tree{}}
+	trees = newTreeCache(s)
 	add := func(h plumbing.Hash, same []plumbing.Hash) {
 		if seen[h] {
 			return
@@ -133,17 +133,19 @@ func newObjects(s storer.EncodedObjectStorer, local, remote plumbing.Hash) (out 
 		add(c.Hash, nil)
 		var parents []plumbing.Hash
 		for _, p := range c.ParentHashes {
-			pc, err := object.GetCommit(s, p)
-			if err != nil {
-				return nil, nil, 0, err
+			pc, ok := read[p]
+			if !ok {
+				if pc, err = object.GetCommit(s, p); err != nil {
+					return nil, nil, 0, nil, err
+				}
 			}
 			parents = append(parents, pc.TreeHash)
 		}
-		if err := newInTree(&trees, c.TreeHash, parents, seen, add); err != nil {
-			return nil, nil, 0, err
+		if err := newInTree(trees, c.TreeHash, parents, seen, add); err != nil {
+			return nil, nil, 0, nil, err
 		}
 	}
-	return out, bases, len(commits), nil
+	return out, bases, len(commits), trees, nil
 }
 
 // newInTree adds tree and everything under it that the parent trees (the same path in each
@@ -161,22 +163,21 @@ func newInTree(s *treeCache, tree plumbing.Hash, parents []plumbing.Hash, seen m
 	if err != nil {
 		return err
 	}
-	var pts []*object.Tree
+	var pts []map[string]object.TreeEntry
 	for _, p := range parents {
 		if p.IsZero() {
 			continue
 		}
-		pt, err := s.get(p)
-		if err != nil {
+		if _, err := s.get(p); err != nil {
 			return err
 		}
-		pts = append(pts, pt)
+		pts = append(pts, s.entries(p))
 	}
 	add(tree, parents)
 	for _, e := range t.Entries {
 		var same []plumbing.Hash
 		for _, pt := range pts {
-			if pe, err := pt.FindEntry(e.Name); err == nil && (pe.Mode == filemode.Dir) == (e.Mode == filemode.Dir) {
+			if pe, ok := pt[e.Name]; ok && (pe.Mode == filemode.Dir) == (e.Mode == filemode.Dir) {
 				same = append(same, pe.Hash)
 			}
 		}
@@ -200,32 +201,67 @@ func newInTree(s *treeCache, tree plumbing.Hash, parents []plumbing.Hash, seen m
 	return nil
 }
 
-// treeCache keeps the trees newObjects decoded: a commit's trees are mostly its parent's,
-// read again for the next commit.
+// treeCache keeps the trees newObjects decoded, and their bytes for writePack: a commit's
+// trees are mostly its parent's, read again for the next commit, and every tree sent is
+// read once more to be packed.
 type treeCache struct {
-	s storer.EncodedObjectStorer
-	m map[plumbing.Hash]*object.Tree
+	s     storer.EncodedObjectStorer
+	m     map[plumbing.Hash]*object.Tree
+	raw   map[plumbing.Hash][]byte
+	names map[plumbing.Hash]map[string]object.TreeEntry
+}
+
+// entries is tree h (already got) by entry name.
+func (c *treeCache) entries(h plumbing.Hash) map[string]object.TreeEntry {
+	if m, ok := c.names[h]; ok {
+		return m
+	}
+	t := c.m[h]
+	m := make(map[string]object.TreeEntry, len(t.Entries))
+	for _, e := range t.Entries {
+		m[e.Name] = e
+	}
+	c.names[h] = m
+	return m
+}
+
+func newTreeCache(s storer.EncodedObjectStorer) *treeCache {
+	return &treeCache{s: s, m: map[plumbing.Hash]*object.Tree{}, raw: map[plumbing.Hash][]byte{},
+		names: map[plumbing.Hash]map[string]object.TreeEntry{}}
 }
 
 func (c *treeCache) get(h plumbing.Hash) (*object.Tree, error) {
 	if t, ok := c.m[h]; ok {
 		return t, nil
 	}
-	t, err := object.GetTree(c.s, h)
+	o, err := c.s.EncodedObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readObject(o)
+	if err != nil {
+		return nil, err
+	}
+	mo := &plumbing.MemoryObject{}
+	mo.SetType(plumbing.TreeObject)
+	mo.Write(data)
+	t, err := object.DecodeTree(c.s, mo)
 	if err != nil {
 		return nil, err
 	}
 	if len(c.m) > 50000 {
 		clear(c.m)
+		clear(c.raw)
+		clear(c.names)
 	}
-	c.m[h] = t
+	c.m[h], c.raw[h] = t, data
 	return t, nil
 }
 
 // newCommits lists the commits reachable from local and not from remote, oldest first.
 // Both sides are walked newest first, each commit carrying which side reaches it, until no
-// commit in the queue is reached from local alone.
-func newCommits(s storer.EncodedObjectStorer, local, remote plumbing.Hash) ([]*object.Commit, error) {
+// commit in the queue is reached from local alone. read holds every commit it decoded.
+func newCommits(s storer.EncodedObjectStorer, local, remote plumbing.Hash) (_ []*object.Commit, read map[plumbing.Hash]*object.Commit, _ error) {
 	flags := map[plumbing.Hash]uint8{}
 	visited := map[plumbing.Hash]*object.Commit{}
 	q := &commitQueue{}
@@ -253,10 +289,10 @@ func newCommits(s storer.EncodedObjectStorer, local, remote plumbing.Hash) ([]*o
 		return nil
 	}
 	if err := enqueue(remote, fromRemote); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := enqueue(local, fromLocal); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for localOnly > 0 && q.Len() > 0 {
 		it := heap.Pop(q).(queued)
@@ -270,7 +306,7 @@ func newCommits(s storer.EncodedObjectStorer, local, remote plumbing.Hash) ([]*o
 		visited[it.c.Hash] = it.c
 		for _, p := range it.c.ParentHashes {
 			if err := enqueue(p, f); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
@@ -286,7 +322,7 @@ func newCommits(s storer.EncodedObjectStorer, local, remote plumbing.Hash) ([]*o
 		}
 		return out[i].Hash.String() < out[j].Hash.String()
 	})
-	return out, nil
+	return out, visited, nil
 }
 
 type queued struct {

@@ -91,13 +91,13 @@ func TestNewObjectsCoverGit(t *testing.T) {
 				}
 			}
 			s := filesystem.NewStorage(osfs.New(filepath.Join(dir, ".git")), cache.NewObjectLRUDefault())
-			got, bases, _, err := newObjects(s, local, remote)
+			got, bases, _, trees, err := newObjects(s, local, remote)
 			if err != nil {
 				t.Fatal(err)
 			}
 			// the pack these make is one git reads: every object resolves, deltas included
 			var pack bytes.Buffer
-			if err := writePack(&pack, s, got, bases); err != nil {
+			if err := writePack(&pack, s, got, bases, trees.raw); err != nil {
 				t.Fatal(err)
 			}
 			packFile := filepath.Join(t.TempDir(), "push.pack")
