@@ -61,6 +61,9 @@ func main() {
 		if *quick {
 			n, r = 100, 3
 		}
+		if f := flag.Lookup("runs"); f != nil && f.Value.String() != f.DefValue {
+			r = *runs
+		}
 		err = runSync(n, r)
 	} else if *drainMode {
 		n, entries := 10000, 300
