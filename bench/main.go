@@ -8,6 +8,7 @@
 //	go run ./bench -recall         # recall hooks, search, reindex, catch-up at 1k/10k/100k
 //	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
 //	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
+//	go run ./bench -history        # session history: import throughput, search at 100,000 messages
 package main
 
 import (
@@ -50,13 +51,20 @@ func main() {
 	syncMode := flag.Bool("sync", false, "measure reflect sync of two clones diverged by 1,000 learnings each, beside the git CLI")
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
+	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
 	if *quick {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *syncMode {
+	if *historyMode {
+		n, r := 100000, 21
+		if *quick {
+			n, r = 10000, 7
+		}
+		err = runHistory(n, r)
+	} else if *syncMode {
 		n, r := 1000, 7
 		if *quick {
 			n, r = 100, 3

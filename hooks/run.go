@@ -190,6 +190,10 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	case "PreCompact":
 		return nil, e.capture(ctx, "precompact")
 	case "Stop":
+		if e.TranscriptPath != "" {
+			// the session history archives the transcript as it grows, off the agent's path
+			e.background("history", "import", "--transcript", e.TranscriptPath)
+		}
 		return nil, e.capture(ctx, "stop")
 	case "SessionEnd":
 		return nil, e.capture(ctx, "session-end")

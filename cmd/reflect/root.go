@@ -75,7 +75,7 @@ review, edit and sync like code.`,
 		a.archiveCmd(), a.supersedeCmd(), a.versionCmd(), a.demoCmd(), a.internalCmd(),
 		a.hookCmd(), a.queueCmd(), a.installCmd(), a.uninstallCmd(), a.statuslineCmd(),
 		a.searchCmd(), a.reindexCmd(), a.recallCmd(), a.drainCmd(), a.statusCmd(), a.syncCmd(), a.remoteCmd(),
-		a.doctorCmd(),
+		a.doctorCmd(), a.historyCmd(),
 	)
 	return root
 }

@@ -1,0 +1,584 @@
+package history
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/reflect-memory/reflect/transcript"
+	"github.com/reflect-memory/reflect/transcript/redact"
+)
+
+// ImportOptions say which transcripts an import reads.
+type ImportOptions struct {
+	// ClaudeDir is Claude Code's projects folder (~/.claude/projects), CodexDir Codex's
+	// sessions folder (~/.codex/sessions); "" skips one. Both are walked for *.jsonl.
+	ClaudeDir, CodexDir string
+	// Files, when set, are the only transcripts read (the Stop hook's one transcript);
+	// the folders are not walked and Since does not apply.
+	Files []string
+	// Since: files last changed before it are left alone. Zero: every file.
+	Since time.Time
+	// LimitFiles > 0 reads at most that many new or changed files, the most recently
+	// changed first; the others wait for the next import.
+	LimitFiles int
+	// LockTimeout bounds the wait for another import (and for a search holding the index).
+	LockTimeout time.Duration
+	// Progress, when set, is told how many of the files to read have been read.
+	Progress func(done, total int)
+}
+
+// Report says what an import did.
+type Report struct {
+	Found     int   `json:"found"`     // transcript files found
+	Older     int   `json:"older"`     // found, but last changed before --since-days
+	Unchanged int   `json:"unchanged"` // nothing new since the last import
+	Read      int   `json:"read"`      // files read: new, grown or rewritten
+	New       int   `json:"new"`
+	Grown     int   `json:"grown"`
+	Rewritten int   `json:"rewritten"` // changed before the point the last import stopped: read again whole
+	Deferred  int   `json:"deferred"`  // changed, left for a later import by --limit-files
+	Sessions  int   `json:"sessions"`  // sessions that got new messages
+	Messages  int   `json:"messages"`  // messages added
+	Bytes     int64 `json:"bytes"`     // transcript bytes read
+	// SkippedFiles were not imported, each with the reason.
+	SkippedFiles []SkippedFile `json:"skipped_files"`
+	// SkippedLines counts, by reason, the lines of imported files that could not be used.
+	SkippedLines map[string]int `json:"skipped_lines"`
+	// Torn are files whose last line was still being written: read up to the line before,
+	// the rest is read by the next import.
+	Torn []string `json:"torn"`
+	// Reindexed counts messages indexed again from the stores (the index was missing).
+	Reindexed int `json:"reindexed,omitempty"`
+	// The archive after the import.
+	TotalSessions int     `json:"total_sessions"`
+	TotalMessages int     `json:"total_messages"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// SkippedFile is a transcript an import could not use.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// headBytes is how much of a file's start is hashed to tell an appended file from a
+// rewritten one.
+const headBytes = 4096
+
+// job is one file an import reads.
+type job struct {
+	path string
+	info fs.FileInfo
+	prev *fileState // nil: never read
+	from int64      // offset to read from
+	// rewrite: the file changed before where the last import stopped; what was read of
+	// it is dropped and it is read again whole
+	rewrite bool
+}
+
+// Import reads what is new in the transcripts into the archive, under the import lock: a
+// file already read is read from where the last import stopped, a rewritten one again
+// whole, and a file that cannot be read is reported and left out. The messages are
+// redacted before they are written anywhere.
+func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) {
+	start := time.Now()
+	unlock, err := a.takeLock(ctx, o.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	st, err := a.loadState()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{SkippedFiles: []SkippedFile{}, SkippedLines: map[string]int{}, Torn: []string{}}
+	jobs, err := a.plan(st, o, rep)
+	if err != nil {
+		return nil, err
+	}
+	changed := false
+	// rewritten files first lose what was read of them, in the stores and in the index
+	var drop []string
+	for _, j := range jobs {
+		if j.rewrite && j.prev.Stream != "" {
+			drop = append(drop, j.prev.Stream)
+		}
+	}
+	w, err := a.openWriter(st, drop, o.LockTimeout, rep)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range drop {
+		if err := a.dropStream(st, name, w); err != nil {
+			w.abort()
+			return nil, err
+		}
+		changed = true
+	}
+	touched := map[string]bool{}
+	var runErr error
+	for i, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			runErr = err
+			break
+		}
+		n, err := a.importFile(st, j, w, rep, touched)
+		if err != nil {
+			runErr = err
+			break
+		}
+		changed = changed || n
+		if o.Progress != nil {
+			o.Progress(i+1, len(jobs))
+		}
+	}
+	rep.Sessions = len(touched)
+	if runErr != nil {
+		// keep what was read: the state names only what reached the stores, and a build
+		// left unfinished is made again from the stores by the next import
+		w.abort()
+		if changed {
+			st.Generation++
+			a.save(st)
+		}
+		return rep, runErr
+	}
+	if err := w.close(ctx); err != nil {
+		return rep, err
+	}
+	if _, cerr := os.Stat(a.catalogPath()); changed || w.built || cerr != nil {
+		st.Generation++
+		if err := a.save(st); err != nil {
+			return rep, err
+		}
+	}
+	for _, s := range st.Sessions {
+		rep.TotalSessions++
+		rep.TotalMessages += s.Messages
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// plan finds the transcripts and decides, for each, whether and from where to read it.
+func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
+	var paths []string
+	explicit := len(o.Files) > 0
+	if explicit {
+		for _, p := range o.Files {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return nil, err
+			}
+			paths = append(paths, abs)
+			// a Claude Code session's subagents write beside it, in <session>/subagents/
+			agents, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(abs, ".jsonl"), "subagents", "*.jsonl"))
+			paths = append(paths, agents...)
+		}
+	} else {
+		for _, root := range []string{o.ClaudeDir, o.CodexDir} {
+			if root == "" {
+				continue
+			}
+			found, err := walkTranscripts(root)
+			if err != nil {
+				return nil, err
+			}
+			paths = append(paths, found...)
+		}
+	}
+	var jobs []job
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		info, err := os.Stat(p)
+		if err != nil || !info.Mode().IsRegular() {
+			reason := "not a regular file"
+			if err != nil {
+				reason = "cannot read it: " + unwrapPath(err)
+			}
+			rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{p, reason})
+			continue
+		}
+		rep.Found++
+		prev := st.Files[p]
+		if !explicit && !o.Since.IsZero() && info.ModTime().Before(o.Since) {
+			rep.Older++
+			continue
+		}
+		j := job{path: p, info: info, prev: prev}
+		if prev != nil {
+			if info.Size() == prev.Size && info.ModTime().Equal(prev.ModTime) {
+				rep.Unchanged++
+				continue
+			}
+			if j.rewrite = rewritten(p, info.Size(), prev); !j.rewrite {
+				j.from = prev.Offset
+			}
+		}
+		jobs = append(jobs, j)
+	}
+	if o.LimitFiles > 0 && len(jobs) > o.LimitFiles {
+		sort.SliceStable(jobs, func(i, k int) bool { return jobs[i].info.ModTime().After(jobs[k].info.ModTime()) })
+		rep.Deferred = len(jobs) - o.LimitFiles
+		jobs = jobs[:o.LimitFiles]
+	}
+	sort.Slice(jobs, func(i, k int) bool { return jobs[i].path < jobs[k].path })
+	return jobs, nil
+}
+
+// walkTranscripts lists the *.jsonl files under root (none when root does not exist).
+func walkTranscripts(root string) ([]string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == abs && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll
+			}
+			if d != nil && d.IsDir() && p != abs {
+				return filepath.SkipDir // unreadable folder: the rest is still imported
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// rewritten reports whether a file changed before the point the last import read up to:
+// it is shorter than that, or its first bytes differ.
+func rewritten(path string, size int64, prev *fileState) bool {
+	if size < prev.Offset || size < prev.HeadLen {
+		return true
+	}
+	h, _, err := headHash(path, prev.HeadLen)
+	return err != nil || h != prev.Head
+}
+
+// headHash hashes the first n bytes of a file (fewer if it is shorter).
+func headHash(path string, n int64) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	got, err := io.Copy(h, io.LimitReader(f, n))
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), got, nil
+}
+
+// dropStream removes what was read of a rewritten file: its documents, its store, its
+// share of its session.
+func (a *Archive) dropStream(st *state, name string, w *writer) error {
+	strm := st.Streams[name]
+	if strm == nil {
+		return nil
+	}
+	if !w.building() {
+		lines, err := a.readStore(name, strm.Messages)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		for seq := range lines {
+			if r, ok := lines.get(seq); ok {
+				if err := w.delete(docID(name, seq, r.class())); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := a.removeStore(name); err != nil {
+		return err
+	}
+	if s := st.Sessions[strm.Session]; s != nil {
+		s.Messages -= strm.Messages
+		s.Streams = without(s.Streams, name)
+		if len(s.Streams) == 0 {
+			delete(st.Sessions, strm.Session)
+		}
+	}
+	delete(st.Streams, name)
+	for _, f := range st.Files {
+		if f.Stream == name {
+			f.Stream = ""
+		}
+	}
+	return nil
+}
+
+func without(list []string, s string) []string {
+	out := list[:0]
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// importFile reads one transcript from j.from on and adds its new messages. It reports
+// whether the archive changed; a file that cannot be used is reported, not an error.
+func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched map[string]bool) (bool, error) {
+	harness := transcript.Harness("")
+	if j.prev != nil && !j.rewrite {
+		harness = transcript.Harness(j.prev.Harness)
+	}
+	s, err := transcript.ReadFileFrom(j.path, j.from, harness)
+	if err != nil {
+		reason := "cannot read it: " + unwrapPath(err)
+		if errors.Is(err, transcript.ErrUnknownHarness) {
+			reason = "not a Claude Code or Codex transcript"
+			// remembered, so that it is not reported again until it changes
+			st.Files[j.path] = &fileState{Size: j.info.Size(), ModTime: j.info.ModTime()}
+		}
+		rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, reason})
+		return true, nil
+	}
+	rep.Read++
+	switch {
+	case j.prev == nil:
+		rep.New++
+	case j.rewrite:
+		rep.Rewritten++
+	default:
+		rep.Grown++
+	}
+	rep.Bytes += s.End - j.from
+	if s.Torn {
+		rep.Torn = append(rep.Torn, j.path)
+	}
+	fst := &fileState{Harness: string(s.Harness), Size: j.info.Size(), ModTime: j.info.ModTime(), Offset: s.End}
+	if j.prev != nil && !j.rewrite {
+		fst.Stream, fst.Lines, fst.Skipped = j.prev.Stream, j.prev.Lines, j.prev.Skipped
+	}
+	fst.Lines += s.Lines
+	fst.Skipped += s.Skipped
+	fst.Head, fst.HeadLen, err = headHash(j.path, headBytes)
+	if err != nil {
+		return false, err
+	}
+	if fst.HeadLen > s.End {
+		// hash only what was read: bytes past it may still change (a line being written)
+		fst.Head, fst.HeadLen, err = headHash(j.path, s.End)
+		if err != nil {
+			return false, err
+		}
+	}
+	defer func() { st.Files[j.path] = fst }()
+	if s.Lines > 0 && s.Skipped == s.Lines && fst.Stream == "" {
+		rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, "no usable line (" + reasons(s.SkipReasons) + ")"})
+		return true, nil
+	}
+	for k, n := range s.SkipReasons {
+		rep.SkippedLines[k] += n
+	}
+	recs := keep(s)
+	if len(recs) == 0 && fst.Stream == "" {
+		return true, nil
+	}
+	if fst.Stream == "" {
+		fst.Stream = a.newStream(st, s, j.path)
+	}
+	strm := st.Streams[fst.Stream]
+	sess := st.Sessions[strm.Session]
+	a.updateSession(sess, s, j)
+	if len(recs) == 0 {
+		return true, nil
+	}
+	var lines storeLines // read once, when a result's call lies in an earlier import
+	calls := map[string]string{}
+	for i := range recs {
+		r := &recs[i]
+		r.Seq = strm.Messages + i
+		switch {
+		case r.Kind == kindCall && r.Call != "":
+			calls[r.Call] = r.Tool
+		case r.Kind == kindResult && r.Tool == "" && r.Call != "":
+			if t, ok := calls[r.Call]; ok {
+				r.Tool = t
+				break
+			}
+			if lines == nil {
+				lines, _ = a.readStore(strm.Name, strm.Messages)
+				if lines == nil {
+					lines = storeLines{}
+				}
+			}
+			r.Tool = lines.findCall(r.Call)
+		}
+		if sess.Prompt == "" && r.Role == roleUser && r.Kind == kindText && !r.Side {
+			sess.Prompt = clipRunes(oneLine(r.Text), 200)
+		}
+	}
+	size, err := a.appendStore(strm.Name, strm.Bytes, recs)
+	if err != nil {
+		return false, fmt.Errorf("write the store of %s: %w", strm.Name, err)
+	}
+	for i := range recs {
+		if err := w.index(strm.Name, &recs[i], sess.Project); err != nil {
+			return false, err
+		}
+	}
+	strm.Messages += len(recs)
+	strm.Bytes = size
+	sess.Messages += len(recs)
+	rep.Messages += len(recs)
+	touched[sess.Key] = true
+	return true, nil
+}
+
+// keep turns a read into the records a store keeps: no system lines, no thinking, no empty
+// messages; every string redacted, then clipped.
+func keep(s *transcript.Session) []record {
+	var out []record
+	for _, m := range s.Messages {
+		if m.Role == transcript.RoleSystem || m.Kind == transcript.KindThinking {
+			continue
+		}
+		if strings.TrimSpace(m.Text) == "" && strings.TrimSpace(m.ToolInput) == "" && m.Kind != transcript.KindToolCall {
+			continue
+		}
+		r := record{
+			Role: string(m.Role), Kind: string(m.Kind), Tool: m.ToolName,
+			Input: clip(redact.String(m.ToolInput), maxStored), Text: clip(redact.String(m.Text), maxStored),
+			Error: m.IsError, Exit: m.ExitCode, Side: m.Sidechain, Call: m.CallID,
+		}
+		if !m.Timestamp.IsZero() {
+			r.Time = m.Timestamp.UTC()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// newStream names the store of a file read for the first time and files it under its
+// session: <harness>-<session id>, plus the subagent's name for a Claude subagent file,
+// plus a hash of the path when another file already has that name (a copy, a fork).
+func (a *Archive) newStream(st *state, s *transcript.Session, path string) string {
+	id := s.ID
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	}
+	key := string(s.Harness) + "-" + id
+	agent := ""
+	base := filepath.Base(path)
+	if strings.HasPrefix(base, "agent-") || strings.Contains(filepath.ToSlash(path), "/subagents/") {
+		agent = strings.TrimSuffix(base, ".jsonl")
+	}
+	name := safeName(key)
+	if agent != "" {
+		name += "-" + safeName(agent)
+	}
+	if other := st.Streams[name]; other != nil && other.Path != path {
+		sum := sha256.Sum256([]byte(path))
+		name += "-" + hex.EncodeToString(sum[:4])
+	}
+	st.Streams[name] = &Stream{Name: name, Session: key, Agent: agent, Path: path}
+	sess := st.Sessions[key]
+	if sess == nil {
+		sess = &Session{Key: key, Harness: string(s.Harness), ID: id}
+		st.Sessions[key] = sess
+	}
+	sess.Streams = append(sess.Streams, name)
+	sort.Strings(sess.Streams)
+	return name
+}
+
+// updateSession takes what a read says of its session: directory, project, branch, times.
+func (a *Archive) updateSession(sess *Session, s *transcript.Session, j job) {
+	if s.CWD != "" && (sess.CWD == "" || sess.Project == "") {
+		sess.CWD = s.CWD
+		remote := ""
+		if s.Harness == transcript.HarnessCodex {
+			remote = codexRemote(j.path)
+		}
+		sess.Project = ProjectOf(s.CWD, remote)
+	}
+	if sess.Project == "" {
+		remote := ""
+		if s.Harness == transcript.HarnessCodex {
+			remote = codexRemote(j.path)
+		}
+		sess.Project = ProjectOf("", remote)
+	}
+	if s.Branch != "" {
+		sess.Branch = s.Branch
+	}
+	started, updated := s.Started, s.Updated
+	if updated.IsZero() {
+		started, updated = j.info.ModTime(), j.info.ModTime() // no timestamps (old Codex): the file's
+	}
+	if sess.Started.IsZero() || started.Before(sess.Started) {
+		sess.Started = started.UTC()
+	}
+	if updated.After(sess.Updated) {
+		sess.Updated = updated.UTC()
+	}
+}
+
+// safeName keeps [A-Za-z0-9._-] and turns anything else into '-'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+// clipRunes keeps the first n characters of s, with "…" when it cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// reasons renders skip reasons: "malformed json ×3, no record type ×1".
+func reasons(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s ×%d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// unwrapPath drops the path a *PathError repeats: the report names the file already.
+func unwrapPath(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,74 @@
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// ProjectOf is the project key of a directory, as learnings name projects: from its git
+// remote (so every clone and worktree of a repository shares it), local/<name> for a
+// repository without a remote, learnings.Global outside git. A session's directory may be
+// gone (a removed worktree, another laptop's path): then remote names the project when the
+// transcript recorded one (Codex does), else the directory's name does (local/<name>, what
+// a repository without a remote would give).
+func ProjectOf(dir, remote string) string {
+	if dir != "" {
+		if key, err := learnings.ProjectKey(dir); err == nil && key != "" {
+			return key
+		}
+	}
+	if remote != "" {
+		if key, err := learnings.NormalizeRemote(remote); err == nil {
+			return key
+		}
+	}
+	if dir == "" {
+		return learnings.Global
+	}
+	name := filepath.Base(filepath.Clean(filepath.FromSlash(strings.ReplaceAll(dir, `\`, "/"))))
+	if name == "" || name == "." || name == string(filepath.Separator) {
+		return learnings.Global
+	}
+	if key, err := learnings.NormalizeRemote("/" + name); err == nil {
+		return key
+	}
+	return learnings.Global
+}
+
+// codexRemote returns the repository URL a Codex rollout's first line records
+// (session_meta.payload.git, or the pre-envelope header's git), "" when it has none.
+func codexRemote(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20) // session_meta carries the instructions: tens of KB
+	line, err := br.ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return ""
+	}
+	var first struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Git struct {
+				URL string `json:"repository_url"`
+			} `json:"git"`
+		} `json:"payload"`
+		Git struct {
+			URL string `json:"repository_url"`
+		} `json:"git"`
+	}
+	if json.Unmarshal(line, &first) != nil {
+		return ""
+	}
+	if first.Type == "session_meta" {
+		return first.Payload.Git.URL
+	}
+	return first.Git.URL
+}

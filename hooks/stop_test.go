@@ -1,0 +1,67 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/testenv"
+)
+
+// TestStopArchivesTranscript: a Stop hook hands the transcript to a detached
+// `reflect history import` and otherwise behaves as before (no output, the capture); a Stop
+// without a transcript (Codex may send null) starts no import.
+func TestStopArchivesTranscript(t *testing.T) {
+	testenv.SetHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "fixtures", "transcripts", "claude-session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(t.TempDir(), "5b0c2f7e-3d1a-4c8e-9f2b-7a6d1e0c4b93.jsonl")
+	if err := os.WriteFile(transcript, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, harness string
+		payload       map[string]any
+		want          []string // the history import started, nil for none
+	}{
+		{"claude", "claude", map[string]any{"session_id": "5b0c2f7e", "hook_event_name": "Stop", "transcript_path": transcript, "cwd": t.TempDir(), "stop_hook_active": false},
+			[]string{"--home", r.Root(), "history", "import", "--transcript", transcript}},
+		{"codex without a transcript", "codex", map[string]any{"session_id": "019cb7e4", "hook_event_name": "Stop", "transcript_path": nil, "cwd": t.TempDir(), "turn_id": "t1"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var started [][]string
+			p, _ := json.Marshal(tt.payload)
+			var out bytes.Buffer
+			Run(ctx, Options{Harness: tt.harness, Home: r.Root(), Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard,
+				Background: func(args ...string) { started = append(started, args) }})
+			if out.Len() != 0 {
+				t.Errorf("Stop printed %q; it must print nothing", out.String())
+			}
+			var imports [][]string
+			for _, args := range started {
+				if slices.Contains(args, "history") {
+					imports = append(imports, args)
+				}
+			}
+			switch {
+			case tt.want == nil && len(imports) > 0:
+				t.Errorf("started %v; want no history import", imports)
+			case tt.want != nil && (len(imports) != 1 || !slices.Equal(imports[0], tt.want)):
+				t.Errorf("started %v; want one %v", started, tt.want)
+			}
+		})
+	}
+}
