@@ -54,66 +54,29 @@ func newSSHServer(t *testing.T, repo string, client ssh.PublicKey, hostKeys ...s
 		t.Fatal(err)
 	}
 	s.addr = ln.Addr().String()
-
-	var (
-		wg     gosync.WaitGroup
-		mu     gosync.Mutex
-		closed bool
-		conns  = map[net.Conn]bool{}
-	)
-	t.Cleanup(func() { // no git process may outlive the test's directories
-		ln.Close()
-		mu.Lock()
-		closed = true
-		for c := range conns {
-			c.Close()
+	serveConns(t, ln, func(nc net.Conn, wg *gosync.WaitGroup) {
+		sc, chans, reqs, err := ssh.NewServerConn(nc, cfg)
+		if err != nil {
+			return // the client gave up on the host key, or was refused
 		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			nc, err := ln.Accept()
+		defer sc.Close()
+		go ssh.DiscardRequests(reqs)
+		for nch := range chans {
+			if nch.ChannelType() != "session" {
+				nch.Reject(ssh.UnknownChannelType, "sessions only")
+				continue
+			}
+			ch, creqs, err := nch.Accept()
 			if err != nil {
-				return
+				continue
 			}
-			mu.Lock()
-			if closed {
-				nc.Close()
-			} else {
-				conns[nc] = true
-			}
-			mu.Unlock()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer nc.Close()
-				sc, chans, reqs, err := ssh.NewServerConn(nc, cfg)
-				if err != nil {
-					return // the client gave up on the host key, or was refused
-				}
-				defer sc.Close()
-				go ssh.DiscardRequests(reqs)
-				for nch := range chans {
-					if nch.ChannelType() != "session" {
-						nch.Reject(ssh.UnknownChannelType, "sessions only")
-						continue
-					}
-					ch, creqs, err := nch.Accept()
-					if err != nil {
-						continue
-					}
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						s.session(ch, creqs, repo)
-					}()
-				}
+				s.session(ch, creqs, repo)
 			}()
 		}
-	}()
+	})
 	return s
 }
 
@@ -216,15 +179,26 @@ func sshAgent(t *testing.T, keys ...any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// go-git keeps its agent connection open: serveConns closes it at the end
+	serveConns(t, ln, func(c net.Conn, _ *gosync.WaitGroup) { agent.ServeAgent(kr, c) })
+	return sock
+}
+
+// serveConns accepts connections on ln until the test ends, each handled by handle in its
+// own goroutine (wg counts handle's own goroutines too); at the end it closes the listener
+// and every connection, and waits for all of them, so no git process outlives the test.
+func serveConns(t *testing.T, ln net.Listener, handle func(c net.Conn, wg *gosync.WaitGroup)) {
 	var (
-		wg    gosync.WaitGroup
-		mu    gosync.Mutex
-		conns []net.Conn
+		wg     gosync.WaitGroup
+		mu     gosync.Mutex
+		closed bool
+		conns  = map[net.Conn]bool{}
 	)
 	t.Cleanup(func() {
 		ln.Close()
 		mu.Lock()
-		for _, c := range conns { // go-git keeps its agent connection open
+		closed = true
+		for c := range conns {
 			c.Close()
 		}
 		mu.Unlock()
@@ -239,17 +213,20 @@ func sshAgent(t *testing.T, keys ...any) string {
 				return
 			}
 			mu.Lock()
-			conns = append(conns, c)
+			if closed {
+				c.Close()
+			} else {
+				conns[c] = true
+			}
 			mu.Unlock()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				agent.ServeAgent(kr, c)
-				c.Close()
+				defer c.Close()
+				handle(c, &wg)
 			}()
 		}
 	}()
-	return sock
 }
 
 func newEd25519(t *testing.T) (ed25519.PrivateKey, ssh.Signer) {
