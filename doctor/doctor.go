@@ -263,28 +263,13 @@ func readWiring(path, harness string) (wired, error) {
 	for _, ev := range w.events {
 		for gi, g := range doc.Hooks[ev] {
 			for hi, h := range g.Hooks {
-				if prog, ok := reflectProgram(h.Command, harness); ok {
+				if prog, ok := install.HookProgram(h.Command, harness); ok {
 					w.handlers = append(w.handlers, handler{event: ev, group: gi, index: hi, program: prog})
 				}
 			}
 		}
 	}
 	return w, nil
-}
-
-// reflectProgram returns the program of a hook command `<program> hook <harness>` whose
-// program is reflect, unquoted as install quotes it.
-func reflectProgram(command, harness string) (string, bool) {
-	prog, ok := strings.CutSuffix(strings.TrimSpace(command), " hook "+harness)
-	if !ok {
-		return "", false
-	}
-	prog = strings.TrimSpace(prog)
-	if len(prog) >= 2 && (prog[0] == '\'' || prog[0] == '"') && prog[len(prog)-1] == prog[0] {
-		prog = strings.ReplaceAll(prog[1:len(prog)-1], `'\''`, `'`)
-	}
-	base := prog[strings.LastIndexAny(prog, `/\`)+1:]
-	return prog, base == "reflect" || base == "reflect.exe"
 }
 
 // binaries checks that every program w's handlers run exists and can be executed.

@@ -464,9 +464,9 @@ func TestReflectProgram(t *testing.T) {
 		{"/usr/local/bin/reflect hook codex", "claude", "", false},
 		{"~/.claude/hooks/validate.py hook claude", "claude", "~/.claude/hooks/validate.py", false},
 	} {
-		prog, ok := reflectProgram(tc.command, tc.harness)
+		prog, ok := install.HookProgram(tc.command, tc.harness)
 		if ok != tc.ok || ok && prog != tc.prog {
-			t.Errorf("reflectProgram(%q, %s) = %q, %v; want %q, %v", tc.command, tc.harness, prog, ok, tc.prog, tc.ok)
+			t.Errorf("install.HookProgram(%q, %s) = %q, %v; want %q, %v", tc.command, tc.harness, prog, ok, tc.prog, tc.ok)
 		}
 	}
 }

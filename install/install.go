@@ -64,19 +64,24 @@ func shellQuote(s string) string {
 // isReflect says whether command is one of reflect's hook commands for harness: the program's
 // base name is reflect and its arguments are `hook <harness>`.
 func isReflect(command, harness string) bool {
-	prog, ok := strings.CutSuffix(strings.TrimSpace(command), " hook "+harness)
+	_, ok := HookProgram(command, harness)
+	return ok
+}
+
+// HookProgram returns the program a hook command for harness runs, unquoted, and whether
+// the command is one of reflect's (the program's base name is reflect and its arguments are
+// `hook <harness>`).
+func HookProgram(command, harness string) (prog string, ok bool) {
+	prog, ok = strings.CutSuffix(strings.TrimSpace(command), " hook "+harness)
 	if !ok {
-		return false
+		return "", false
 	}
 	prog = strings.TrimSpace(prog)
 	if len(prog) >= 2 && (prog[0] == '\'' || prog[0] == '"') && prog[len(prog)-1] == prog[0] {
 		prog = strings.ReplaceAll(prog[1:len(prog)-1], `'\''`, `'`)
 	}
-	base := prog
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	return base == "reflect" || base == "reflect.exe"
+	base := prog[strings.LastIndexAny(prog, `/\`)+1:]
+	return prog, base == "reflect" || base == "reflect.exe"
 }
 
 // Options say what to install or uninstall, and where.
