@@ -512,18 +512,10 @@ func (a *Archive) newStream(st *state, s *transcript.Session, path string) strin
 func (a *Archive) updateSession(sess *Session, s *transcript.Session, j job) {
 	if s.CWD != "" && (sess.CWD == "" || sess.Project == "") {
 		sess.CWD = s.CWD
-		remote := ""
-		if s.Harness == transcript.HarnessCodex {
-			remote = codexRemote(j.path)
-		}
-		sess.Project = ProjectOf(s.CWD, remote)
+		sess.Project = ProjectOf(s.CWD, s.Remote)
 	}
 	if sess.Project == "" {
-		remote := ""
-		if s.Harness == transcript.HarnessCodex {
-			remote = codexRemote(j.path)
-		}
-		sess.Project = ProjectOf("", remote)
+		sess.Project = ProjectOf("", s.Remote)
 	}
 	if s.Branch != "" {
 		sess.Branch = s.Branch

@@ -1,9 +1,6 @@
 package history
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -38,37 +35,4 @@ func ProjectOf(dir, remote string) string {
 		return key
 	}
 	return learnings.Global
-}
-
-// codexRemote returns the repository URL a Codex rollout's first line records
-// (session_meta.payload.git, or the pre-envelope header's git), "" when it has none.
-func codexRemote(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20) // session_meta carries the instructions: tens of KB
-	line, err := br.ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return ""
-	}
-	var first struct {
-		Type    string `json:"type"`
-		Payload struct {
-			Git struct {
-				URL string `json:"repository_url"`
-			} `json:"git"`
-		} `json:"payload"`
-		Git struct {
-			URL string `json:"repository_url"`
-		} `json:"git"`
-	}
-	if json.Unmarshal(line, &first) != nil {
-		return ""
-	}
-	if first.Type == "session_meta" {
-		return first.Payload.Git.URL
-	}
-	return first.Git.URL
 }

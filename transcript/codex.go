@@ -31,17 +31,17 @@ import (
 // codexItem is the union of the fields this reader uses from payloads, from the
 // pre-envelope header and from bare pre-envelope items.
 type codexItem struct {
-	typ, id, timestamp, cwd, version, branch, model string
-	role                                            string
-	parts                                           []codexPart // message and reasoning content
-	summary                                         string
-	name, namespace, arguments, callID, input       string
-	output                                          string
-	success                                         *bool // output {success} or patch_apply_end
-	action                                          string
-	message                                         string
-	exitCode                                        *int
-	mcpFailed                                       bool
+	typ, id, timestamp, cwd, version, branch, model, remote string
+	role                                                    string
+	parts                                                   []codexPart // message and reasoning content
+	summary                                                 string
+	name, namespace, arguments, callID, input               string
+	output                                                  string
+	success                                                 *bool // output {success} or patch_apply_end
+	action                                                  string
+	message                                                 string
+	exitCode                                                *int
+	mcpFailed                                               bool
 }
 
 type codexPart struct{ typ, text string }
@@ -120,9 +120,12 @@ func (c *codexItem) field(s *scanner, k []byte) bool {
 		}
 		it := s.object()
 		for k, more := it.next(); more; k, more = it.next() {
-			if string(k) == "branch" {
+			switch string(k) {
+			case "branch":
 				c.branch, _ = s.str()
-			} else {
+			case "repository_url":
+				c.remote, _ = s.str()
+			default:
 				s.skip()
 			}
 		}
@@ -354,6 +357,9 @@ func (p *codexParser) meta(it *codexItem, ts string) {
 	}
 	if it.branch != "" {
 		p.s.Branch = it.branch
+	}
+	if it.remote != "" {
+		p.s.Remote = it.remote
 	}
 	if it.version != "" {
 		p.s.Version = it.version

@@ -214,7 +214,7 @@ func TestCodexSessionFields(t *testing.T) {
 	)
 	s := readString(t, HarnessCodex, in)
 	if s.Harness != HarnessCodex || s.ID != "019e1625-789d-76c0-80ab-3724b5ddb799" || s.CWD != "/w/api/sub" ||
-		s.Branch != "feat/x" || s.Version != "0.125.0" || s.Model != "gpt-5.5-codex" {
+		s.Branch != "feat/x" || s.Version != "0.125.0" || s.Model != "gpt-5.5-codex" || s.Remote != "git@github.com:acme/api.git" {
 		t.Errorf("session = %+v", *s)
 	}
 	if got := s.Started.Format("15:04:05.000"); got != "08:26:55.042" {
@@ -244,7 +244,7 @@ func TestCodexLegacy(t *testing.T) {
 	if s.Skipped != 0 {
 		t.Errorf("Skipped %d %v", s.Skipped, s.SkipReasons)
 	}
-	if s.ID != "c27a914d-1f2e-4b3a-9c8d-7e6f5a4b3c2d" || s.CWD != "/x/proj" || s.Branch != "main" {
+	if s.ID != "c27a914d-1f2e-4b3a-9c8d-7e6f5a4b3c2d" || s.CWD != "/x/proj" || s.Branch != "main" || s.Remote != "git@github.com:user/test-project.git" {
 		t.Errorf("session = %+v", *s)
 	}
 	if got := s.Started.Format("2006-01-02T15:04:05.000Z"); got != "2025-08-20T13:20:47.060Z" {

@@ -86,6 +86,8 @@ type Session struct {
 	CWD string
 	// Branch, Model and Version are the latest values the transcript gives.
 	Branch, Model, Version string
+	// Remote is the repository URL the session recorded (Codex's git.repository_url), or "".
+	Remote string
 	// Started and Updated are the earliest and latest timestamps seen.
 	Started, Updated time.Time
 	Messages         []Message
