@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
-	"github.com/gofrs/flock"
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 )
@@ -104,15 +104,13 @@ func Run(ctx context.Context, r *gitstore.Repo, o Options) (*Report, error) {
 	if o.Extractor == nil {
 		o.Extractor = FromConfig(cfg, o.LLM)
 	}
-	lockPath := filepath.Join(r.StateDir(), "locks", "drain")
-	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
+	unlock, err := lockfile.Take(ctx, filepath.Join(r.StateDir(), "locks", "drain"), 0)
+	if errors.Is(err, lockfile.ErrHeld) {
+		return nil, ErrBusy
+	} else if err != nil {
 		return nil, err
 	}
-	fl := flock.New(lockPath)
-	if ok, err := fl.TryLock(); err != nil || !ok {
-		return nil, ErrBusy
-	}
-	defer fl.Unlock()
+	defer unlock()
 
 	rep := &Report{Started: o.Now().UTC(), Extractor: o.Extractor.Name()}
 	items, bad, err := queue.List(r)

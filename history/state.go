@@ -14,9 +14,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
 // Archive is the session history of one knowledge repository, under .git/reflect/history.
@@ -223,20 +222,14 @@ func writeAtomic(path string, data []byte) error {
 
 // takeLock takes the import lock, waiting at most timeout.
 func (a *Archive) takeLock(ctx context.Context, timeout time.Duration) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(a.lock), 0o755); err != nil {
-		return nil, err
-	}
 	if timeout <= 0 {
 		timeout = defaultLockTimeout
 	}
-	fl := flock.New(a.lock)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
+	unlock, err := lockfile.Take(ctx, a.lock, timeout)
+	if errors.Is(err, lockfile.ErrHeld) {
 		return nil, ErrBusy
 	}
-	return func() { fl.Unlock() }, nil
+	return unlock, err
 }
 
 const defaultLockTimeout = 10 * time.Second

@@ -11,10 +11,10 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/gofrs/flock"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -101,17 +101,11 @@ func (l layout) prune(keep string) {
 
 // takeLock takes one of the index's locks, waiting at most timeout.
 func (l layout) takeLock(ctx context.Context, path string, timeout time.Duration) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	fl := flock.New(path)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
-	if err != nil || !ok {
+	unlock, err := lockfile.Take(ctx, path, timeout)
+	if errors.Is(err, lockfile.ErrHeld) {
 		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
 	}
-	return func() { fl.Unlock() }, nil
+	return unlock, err
 }
 
 func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, error) {

@@ -23,9 +23,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/gofrs/flock"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
 // Options shape one sync.
@@ -69,15 +69,13 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	if url == "" {
 		return nil, fmt.Errorf("%w: remote %q is not set; run reflect remote set URL", ErrNoRemote, name)
 	}
-	lockPath := filepath.Join(r.StateDir(), "locks", "sync")
-	os.MkdirAll(filepath.Dir(lockPath), 0o755)
-	fl := flock.New(lockPath)
-	lctx, cancel := context.WithTimeout(ctx, r.Config().Git.LockTimeout.Std())
-	defer cancel()
-	if ok, err := fl.TryLockContext(lctx, 20*time.Millisecond); err != nil || !ok {
+	unlock, err := lockfile.Take(ctx, filepath.Join(r.StateDir(), "locks", "sync"), r.Config().Git.LockTimeout.Std())
+	if errors.Is(err, lockfile.ErrHeld) {
 		return nil, ErrBusy
+	} else if err != nil {
+		return nil, err
 	}
-	defer fl.Unlock()
+	defer unlock()
 
 	a, err := auth(ctx, url)
 	if err != nil {
