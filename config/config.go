@@ -1,8 +1,13 @@
-// Package config owns reflect.toml: the settings committed at the root of the knowledge
-// repository and shared by every laptop that syncs it. It defines every setting with a
-// documented default, parses the file strictly enough that a bad value is an error naming
-// its key, and tolerates unknown keys (a newer reflect on another laptop may have added them).
-// It never writes the file except to produce the default one for `reflect init`.
+// Package config owns reflect's settings and the line between the two files that hold them.
+// reflect.toml, committed at the root of the knowledge repository, is shared by every laptop
+// that syncs it — so whoever can push to the remote writes it: it holds only values that cannot
+// choose a program, a path, an endpoint, a credential or a time-out beyond a cap (recall budgets,
+// digest sizes, hook deadlines). .git/reflect/config.toml is this machine's alone, never
+// committed: the extractor and its program and model, caps on LLM use, the commit author,
+// automatic sync and its remote, whose learnings recall trusts. A key found in the wrong file is
+// ignored with a warning; a bad value is an error naming its file, line and key. Unknown keys are
+// tolerated (a newer reflect on another laptop may have added them). The package reads and edits
+// settings text; it writes no file itself.
 package config
 
 import (
@@ -15,10 +20,13 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// FileName is the settings file at the root of the knowledge repository.
+// FileName is the shared settings file at the root of the knowledge repository.
 const FileName = "reflect.toml"
 
-// Config is the whole of reflect.toml. Every field has a default (see Default).
+// LocalFileName is this machine's settings file, under the repository's .git/reflect.
+const LocalFileName = "config.toml"
+
+// Config is every setting, from both files. Every field has a default (see Default).
 type Config struct {
 	Author Author `toml:"author"`
 	Git    Git    `toml:"git"`
@@ -29,7 +37,7 @@ type Config struct {
 	Sync   Sync   `toml:"sync"`
 }
 
-// Sync says whether reflect syncs by itself.
+// Sync says whether reflect syncs by itself (local).
 type Sync struct {
 	// Auto: pull in the background at SessionStart, push after a drain that learned something.
 	Auto bool `toml:"auto"`
@@ -37,7 +45,8 @@ type Sync struct {
 	Remote string `toml:"remote"`
 }
 
-// Drain shapes the worker that turns queue entries into learnings.
+// Drain shapes the worker that turns queue entries into learnings (local: it names the
+// program that runs and what it may spend).
 type Drain struct {
 	// Extractor: heuristic (offline, the default), claude, codex or command:/path/to/program.
 	Extractor string `toml:"extractor"`
@@ -66,6 +75,10 @@ type Recall struct {
 	// HalfLife is the age at which recency halves the weight of a learning (down to
 	// half its weight, never less: an old rule still counts).
 	HalfLife Duration `toml:"half_life"`
+	// FromOthers (local) decides whether learnings another author wrote, that no person has
+	// reviewed, are injected: all, reviewed, none, or auto (all while only this machine's
+	// author has written to the memory, reviewed once another has).
+	FromOthers string `toml:"from_others"`
 }
 
 // Hooks holds the deadlines of `reflect hook`: past them a hook gives up and exits 0 with no
@@ -86,8 +99,9 @@ type Queue struct {
 	StopGrowthBytes int `toml:"stop_growth_bytes"`
 }
 
-// Author names who reflect's commits are by. Empty fields fall back to git's own config
-// (the repository's, then the user's), then to user@host.
+// Author names who this machine's commits are by (local: a synced name would make every
+// laptop sign as one). Empty fields fall back to git's own config (the repository's, then
+// the user's), then to user@host.
 type Author struct {
 	Name  string `toml:"name"`
 	Email string `toml:"email"`
@@ -100,7 +114,15 @@ type Git struct {
 	LockTimeout Duration `toml:"lock_timeout"`
 }
 
-// Default returns the settings used for every key the file does not set.
+// The values recall.from_others takes.
+const (
+	FromOthersAuto     = "auto"
+	FromOthersReviewed = "reviewed"
+	FromOthersAll      = "all"
+	FromOthersNone     = "none"
+)
+
+// Default returns the settings used for every key the files do not set.
 func Default() Config {
 	return Config{
 		Git: Git{LockTimeout: Duration(10 * time.Second)},
@@ -109,73 +131,14 @@ func Default() Config {
 			CaptureTimeout:   Duration(500 * time.Millisecond),
 			CorrectionWindow: Duration(10 * time.Minute),
 		},
-		Queue:  Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
-		Recall: Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4, HalfLife: Duration(180 * 24 * time.Hour)},
+		Queue: Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
+		Recall: Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4, HalfLife: Duration(180 * 24 * time.Hour),
+			FromOthers: FromOthersAuto},
 		Drain: Drain{Extractor: "heuristic", Timeout: Duration(3 * time.Minute), Attempts: 3, RetryWait: Duration(2 * time.Second),
 			MaxCallsPerDay: 40, MaxTokensPerDay: 1_000_000},
 		Sync: Sync{Remote: "origin"},
 	}
 }
-
-// DefaultFile is the reflect.toml written by `reflect init`: every setting, commented, at its
-// default, so a person can see what there is to change.
-const DefaultFile = `# reflect.toml — settings shared by every laptop that syncs this memory.
-# Every key is optional; the values shown are the defaults.
-
-[author]
-# Who reflect's commits are by. Empty: git's user.name/user.email, else user@host.
-name = ""
-email = ""
-
-[git]
-# How long a write waits for another reflect process or git itself before it gives up.
-lock_timeout = "10s"
-
-[hooks]
-# Deadlines of the hooks the agents run; past them a hook exits 0 with no output.
-recall_timeout = "1s"
-capture_timeout = "500ms"
-# After a failed tool call, a prompt that reads as a correction within this window is
-# committed at once as a low-confidence learning.
-correction_window = "10m"
-
-[queue]
-# Upper bound of the condensed, redacted transcript a capture commits.
-digest_max_bytes = 49152
-# A Stop captures a session again only after its transcript grew by this much.
-stop_growth_bytes = 32768
-
-[recall]
-# What SessionStart and UserPromptSubmit inject into the agent's context, at most.
-max_learnings = 3
-max_chars = 1500
-# The least share (0 to 1) of a query's weight a learning must match to be injected.
-min_coverage = 0.4
-# Recency: a learning this old weighs three quarters, and never less than half.
-half_life = "4320h"
-
-[drain]
-# What turns queued sessions into learnings: heuristic (offline, built in), claude
-# (claude -p), codex (codex exec) or command:/path/to/program (JSON in, JSON out).
-extractor = "heuristic"
-# Passed to claude or codex as --model when set.
-model = ""
-# One extractor run may take this long; an entry is tried this many times before it
-# moves to queue/failed.
-timeout = "3m"
-attempts = 3
-# The first wait between attempts; it doubles each time, up to a minute.
-retry_wait = "2s"
-# Caps on LLM use per day (estimated input tokens); 0 means no cap.
-max_calls_per_day = 40
-max_tokens_per_day = 1000000
-
-[sync]
-# true: pull in the background when a session starts, push after a drain that learned
-# something (never inside a hook's deadline). reflect sync does it by hand.
-auto = false
-remote = "origin"
-`
 
 // Duration is a time.Duration written in TOML as a string such as "500ms" or "10s".
 type Duration time.Duration
@@ -199,7 +162,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // MarshalText writes the duration the way UnmarshalText reads it.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
-// Error is a problem with one key of reflect.toml.
+// Error is a problem with one key of a settings file.
 type Error struct {
 	File string
 	Line int    // 0 when unknown
@@ -214,39 +177,142 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
 	if e.Key != "" {
-		fmt.Fprintf(&b, ": key %s", e.Key)
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		fmt.Fprintf(&b, "key %s", e.Key)
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
 	return b.String()
 }
 
-// Load reads path; a missing file gives the defaults.
-func Load(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return Default(), nil
-	}
-	if err != nil {
-		return Config{}, fmt.Errorf("read settings: %w", err)
-	}
-	return Parse(path, data)
+// A Warning is a key that was ignored: a local setting in the shared file, or a shared one
+// in the local file.
+type Warning struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Key  string `json:"key"`
+	Msg  string `json:"message"`
 }
 
-// Parse decodes data (the contents of the file named by path, used in errors) over the
-// defaults and validates the result.
-func Parse(path string, data []byte) (Config, error) {
+func (w Warning) String() string {
+	if w.Line > 0 {
+		return fmt.Sprintf("%s:%d: key %s: %s", w.File, w.Line, w.Key, w.Msg)
+	}
+	return fmt.Sprintf("%s: key %s: %s", w.File, w.Key, w.Msg)
+}
+
+// Load reads the shared file and then the local one over it; a missing file gives the
+// defaults for its keys. On an error (a file that does not parse or a bad value) the
+// returned Config still holds usable settings — the defaults for the bad file's keys — so a
+// hook or a sync can go on while the error is reported.
+func Load(sharedPath, localPath string) (Config, []Warning, error) {
 	cfg := Default()
-	if err := toml.Unmarshal(data, &cfg); err != nil {
-		return Config{}, decodeError(path, err)
+	var warnings []Warning
+	var errs []error
+	for _, f := range []struct {
+		path  string
+		scope Scope
+	}{{sharedPath, Shared}, {localPath, Local}} {
+		if f.path == "" {
+			continue
+		}
+		data, err := os.ReadFile(f.path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read settings: %w", err))
+			continue
+		}
+		w, err := decode(&cfg, f.scope, f.path, data)
+		warnings = append(warnings, w...)
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err := cfg.validate(path); err != nil {
-		return Config{}, err
-	}
-	return cfg, nil
+	return cfg, warnings, errors.Join(errs...)
 }
 
-func decodeError(path string, err error) error {
+// ParseShared decodes the shared file's data (path is used in messages) over the defaults
+// and validates it. Local keys in it are ignored and returned as warnings.
+func ParseShared(path string, data []byte) (Config, []Warning, error) {
+	cfg := Default()
+	w, err := decode(&cfg, Shared, path, data)
+	return cfg, w, err
+}
+
+// ParseLocal decodes a local file's data over the defaults and validates it.
+func ParseLocal(path string, data []byte) (Config, []Warning, error) {
+	cfg := Default()
+	w, err := decode(&cfg, Local, path, data)
+	return cfg, w, err
+}
+
+// decode sets cfg's keys of scope from data. On an error cfg keeps what it held for them.
+func decode(cfg *Config, scope Scope, path string, data []byte) ([]Warning, error) {
+	var present map[string]any
+	if err := toml.Unmarshal(data, &present); err != nil {
+		return nil, decodeError(path, err)
+	}
+	lines := keyLines(data)
+	var warnings []Warning
+	for _, k := range flatten(present, "") {
+		spec, known := lookupKey(k)
+		switch {
+		case !known:
+		case spec.Scope != scope && scope == Shared:
+			warnings = append(warnings, Warning{File: path, Line: lines[k], Key: k,
+				Msg: fmt.Sprintf("is local to each machine, so a shared file may not set it: ignored (reflect config set %s VALUE sets it on this machine)", k)})
+		case spec.Scope != scope:
+			warnings = append(warnings, Warning{File: path, Line: lines[k], Key: k,
+				Msg: fmt.Sprintf("is shared by every laptop: it belongs in %s (reflect config set %s VALUE); ignored here", FileName, k)})
+		}
+	}
+	next := *cfg
+	if err := toml.Unmarshal(data, view(&next, scope)); err != nil {
+		return warnings, decodeError(path, err)
+	}
+	if err := next.validate(scope); err != nil {
+		err.File, err.Line = path, lines[err.Key]
+		return warnings, err
+	}
+	*cfg = next
+	return warnings, nil
+}
+
+// view is the part of cfg one file may set; keys outside it are left alone by the decoder.
+func view(cfg *Config, scope Scope) any {
+	if scope == Shared {
+		return &struct {
+			Git    *Git    `toml:"git"`
+			Hooks  *Hooks  `toml:"hooks"`
+			Queue  *Queue  `toml:"queue"`
+			Recall *shared `toml:"recall"`
+		}{&cfg.Git, &cfg.Hooks, &cfg.Queue, &shared{&cfg.Recall.MaxLearnings, &cfg.Recall.MaxChars, &cfg.Recall.MinCoverage, &cfg.Recall.HalfLife}}
+	}
+	return &struct {
+		Author *Author `toml:"author"`
+		Drain  *Drain  `toml:"drain"`
+		Sync   *Sync   `toml:"sync"`
+		Recall *local  `toml:"recall"`
+	}{&cfg.Author, &cfg.Drain, &cfg.Sync, &local{&cfg.Recall.FromOthers}}
+}
+
+// shared and local split [recall] between the files.
+type shared struct {
+	MaxLearnings *int      `toml:"max_learnings"`
+	MaxChars     *int      `toml:"max_chars"`
+	MinCoverage  *float64  `toml:"min_coverage"`
+	HalfLife     *Duration `toml:"half_life"`
+}
+
+type local struct {
+	FromOthers *string `toml:"from_others"`
+}
+
+func decodeError(path string, err error) *Error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, _ := de.Position()
@@ -255,45 +321,91 @@ func decodeError(path string, err error) error {
 	return &Error{File: path, Msg: err.Error()}
 }
 
-func (c Config) validate(path string) error {
-	if c.Author.Email != "" && !strings.Contains(c.Author.Email, "@") {
-		return &Error{File: path, Key: "author.email", Msg: fmt.Sprintf("not an e-mail address: %q", c.Author.Email)}
+// Caps on what a file may set. A shared file is written by whoever can push to the remote, so
+// every time-out it holds is bounded: recall_timeout = "10m" once made a prompt hook block for
+// 19.7 s. The hosts' own hook time-outs are longer (Claude Code 60 s, Codex 600 s), but an
+// agent waiting more than a few seconds for a memory is an agent hurt by it.
+const (
+	maxHookTimeout     = 5 * time.Second
+	maxCorrection      = 24 * time.Hour
+	maxLockTimeout     = 10 * time.Minute
+	maxHalfLife        = 100 * 365 * 24 * time.Hour
+	minHalfLife        = time.Hour
+	maxDigestBytes     = 1 << 20
+	maxStopGrowthBytes = 1 << 30
+	maxRecallChars     = 20_000
+	maxDrainTimeout    = time.Hour
+	maxRetryWait       = time.Minute
+)
+
+// validate checks the keys of scope; the error's File and Line are filled by the caller.
+func (c Config) validate(scope Scope) *Error {
+	bad := func(key, format string, args ...any) *Error {
+		return &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
 	}
-	for key, d := range map[string]Duration{
-		"git.lock_timeout": c.Git.LockTimeout, "hooks.recall_timeout": c.Hooks.RecallTimeout,
-		"hooks.capture_timeout": c.Hooks.CaptureTimeout, "hooks.correction_window": c.Hooks.CorrectionWindow,
-		"recall.half_life": c.Recall.HalfLife, "drain.timeout": c.Drain.Timeout, "drain.retry_wait": c.Drain.RetryWait,
-	} {
-		if d.Std() == 0 {
-			return &Error{File: path, Key: key, Msg: "must be greater than zero"}
+	type bound struct {
+		key      string
+		d        Duration
+		min, max time.Duration
+	}
+	var bounds []bound
+	if scope == Shared {
+		bounds = []bound{
+			{"git.lock_timeout", c.Git.LockTimeout, 0, maxLockTimeout},
+			{"hooks.recall_timeout", c.Hooks.RecallTimeout, 0, maxHookTimeout},
+			{"hooks.capture_timeout", c.Hooks.CaptureTimeout, 0, maxHookTimeout},
+			{"hooks.correction_window", c.Hooks.CorrectionWindow, 0, maxCorrection},
+			{"recall.half_life", c.Recall.HalfLife, minHalfLife, maxHalfLife},
+		}
+	} else {
+		bounds = []bound{
+			{"drain.timeout", c.Drain.Timeout, 0, maxDrainTimeout},
+			{"drain.retry_wait", c.Drain.RetryWait, 0, maxRetryWait},
 		}
 	}
-	if c.Queue.DigestMaxBytes < 1024 {
-		return &Error{File: path, Key: "queue.digest_max_bytes", Msg: fmt.Sprintf("must be at least 1024 (got %d)", c.Queue.DigestMaxBytes)}
+	for _, b := range bounds {
+		switch {
+		case b.d.Std() == 0:
+			return bad(b.key, "must be greater than zero")
+		case b.d.Std() < b.min:
+			return bad(b.key, "must be at least %v (got %v)", b.min, b.d.Std())
+		case b.d.Std() > b.max:
+			return bad(b.key, "must be at most %v (got %v)", b.max, b.d.Std())
+		}
 	}
-	if c.Recall.MaxLearnings < 0 || c.Recall.MaxLearnings > 20 {
-		return &Error{File: path, Key: "recall.max_learnings", Msg: fmt.Sprintf("must be between 0 and 20 (got %d)", c.Recall.MaxLearnings)}
+	if scope == Shared {
+		switch {
+		case c.Queue.DigestMaxBytes < 1024 || c.Queue.DigestMaxBytes > maxDigestBytes:
+			return bad("queue.digest_max_bytes", "must be between 1024 and %d (got %d)", maxDigestBytes, c.Queue.DigestMaxBytes)
+		case c.Queue.StopGrowthBytes < 0 || c.Queue.StopGrowthBytes > maxStopGrowthBytes:
+			return bad("queue.stop_growth_bytes", "must be between 0 and %d (got %d)", maxStopGrowthBytes, c.Queue.StopGrowthBytes)
+		case c.Recall.MaxLearnings < 0 || c.Recall.MaxLearnings > 20:
+			return bad("recall.max_learnings", "must be between 0 and 20 (got %d)", c.Recall.MaxLearnings)
+		case c.Recall.MaxChars < 200 || c.Recall.MaxChars > maxRecallChars:
+			return bad("recall.max_chars", "must be between 200 and %d (got %d)", maxRecallChars, c.Recall.MaxChars)
+		case c.Recall.MinCoverage < 0 || c.Recall.MinCoverage > 1:
+			return bad("recall.min_coverage", "must be between 0 and 1 (got %v)", c.Recall.MinCoverage)
+		}
+		return nil
 	}
-	if c.Recall.MaxChars < 200 {
-		return &Error{File: path, Key: "recall.max_chars", Msg: fmt.Sprintf("must be at least 200 (got %d)", c.Recall.MaxChars)}
+	switch e := c.Drain.Extractor; {
+	case c.Author.Email != "" && !strings.Contains(c.Author.Email, "@"):
+		return bad("author.email", "not an e-mail address: %q", c.Author.Email)
+	case e != "heuristic" && e != "claude" && e != "codex" && !(strings.HasPrefix(e, "command:") && len(e) > len("command:")):
+		return bad("drain.extractor", "must be heuristic, claude, codex or command:PATH (got %q)", e)
+	case c.Drain.Attempts < 1 || c.Drain.Attempts > 20:
+		return bad("drain.attempts", "must be between 1 and 20 (got %d)", c.Drain.Attempts)
+	case c.Drain.MaxCallsPerDay < 0:
+		return bad("drain.max_calls_per_day", "must not be negative")
+	case c.Drain.MaxTokensPerDay < 0:
+		return bad("drain.max_tokens_per_day", "must not be negative")
+	case c.Sync.Remote == "" || strings.ContainsAny(c.Sync.Remote, " \t/\\:"):
+		return bad("sync.remote", "must be a remote name like origin (got %q)", c.Sync.Remote)
 	}
-	if c.Recall.MinCoverage < 0 || c.Recall.MinCoverage > 1 {
-		return &Error{File: path, Key: "recall.min_coverage", Msg: fmt.Sprintf("must be between 0 and 1 (got %v)", c.Recall.MinCoverage)}
-	}
-	if e := c.Drain.Extractor; e != "heuristic" && e != "claude" && e != "codex" && !(strings.HasPrefix(e, "command:") && len(e) > len("command:")) {
-		return &Error{File: path, Key: "drain.extractor", Msg: fmt.Sprintf("must be heuristic, claude, codex or command:PATH (got %q)", e)}
-	}
-	if c.Drain.Attempts < 1 || c.Drain.Attempts > 20 {
-		return &Error{File: path, Key: "drain.attempts", Msg: fmt.Sprintf("must be between 1 and 20 (got %d)", c.Drain.Attempts)}
-	}
-	if c.Drain.MaxCallsPerDay < 0 {
-		return &Error{File: path, Key: "drain.max_calls_per_day", Msg: "must not be negative"}
-	}
-	if c.Drain.MaxTokensPerDay < 0 {
-		return &Error{File: path, Key: "drain.max_tokens_per_day", Msg: "must not be negative"}
-	}
-	if c.Queue.StopGrowthBytes < 0 {
-		return &Error{File: path, Key: "queue.stop_growth_bytes", Msg: "must not be negative"}
+	switch c.Recall.FromOthers {
+	case FromOthersAuto, FromOthersReviewed, FromOthersAll, FromOthersNone:
+	default:
+		return bad("recall.from_others", "must be auto, reviewed, all or none (got %q)", c.Recall.FromOthers)
 	}
 	return nil
 }

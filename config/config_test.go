@@ -2,40 +2,56 @@ package config
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestParse(t *testing.T) {
+func TestParseShared(t *testing.T) {
 	tests := []struct {
-		name    string
-		in      string
-		want    func(Config) bool
-		wantErr string // substring; empty means no error
+		name     string
+		in       string
+		want     func(Config) bool
+		wantErr  string // substring; empty means no error
+		warnings []string
 	}{
 		{name: "empty file gives defaults", in: "", want: func(c Config) bool { return c == Default() }},
 		{name: "default file is the defaults", in: DefaultFile, want: func(c Config) bool { return c == Default() }},
-		{name: "author", in: "[author]\nname = \"Ada\"\nemail = \"ada@example.org\"\n",
-			want: func(c Config) bool { return c.Author.Name == "Ada" && c.Author.Email == "ada@example.org" }},
 		{name: "duration", in: "[git]\nlock_timeout = \"250ms\"\n",
 			want: func(c Config) bool { return c.Git.LockTimeout.Std() == 250*time.Millisecond }},
 		{name: "unknown keys are tolerated", in: "[future]\nknob = 3\n[git]\nnew_thing = true\n",
 			want: func(c Config) bool { return c == Default() }},
 		{name: "bad duration names the key", in: "[git]\nlock_timeout = \"soon\"\n", wantErr: "reflect.toml:2: key git.lock_timeout"},
-		{name: "wrong type names the key", in: "[author]\nname = 5\n", wantErr: "key author.name"},
-		{name: "zero timeout", in: "[git]\nlock_timeout = \"0s\"\n", wantErr: "key git.lock_timeout: must be greater than zero"},
+		{name: "wrong type names the key", in: "[recall]\nmax_chars = \"many\"\n", wantErr: "key recall.max_chars"},
+		{name: "zero timeout", in: "[git]\nlock_timeout = \"0s\"\n", wantErr: "reflect.toml:2: key git.lock_timeout: must be greater than zero"},
 		{name: "hook deadline", in: "[hooks]\ncapture_timeout = \"250ms\"\n",
 			want: func(c Config) bool { return c.Hooks.CaptureTimeout.Std() == 250*time.Millisecond }},
-		{name: "tiny digest budget", in: "[queue]\ndigest_max_bytes = 10\n", wantErr: "key queue.digest_max_bytes: must be at least 1024"},
+		{name: "a hook deadline has a cap", in: "[hooks]\n\nrecall_timeout = \"10m\"\n", wantErr: "reflect.toml:3: key hooks.recall_timeout: must be at most 5s"},
+		{name: "the lock wait has a cap", in: "[git]\nlock_timeout = \"1h\"\n", wantErr: "key git.lock_timeout: must be at most 10m0s"},
+		{name: "the correction window has a cap", in: "[hooks]\ncorrection_window = \"100h\"\n", wantErr: "key hooks.correction_window"},
+		{name: "tiny digest budget", in: "[queue]\ndigest_max_bytes = 10\n", wantErr: "key queue.digest_max_bytes: must be between 1024"},
+		{name: "huge digest budget", in: "[queue]\ndigest_max_bytes = 1000000000\n", wantErr: "key queue.digest_max_bytes"},
+		{name: "huge recall budget", in: "[recall]\nmax_chars = 10000000\n", wantErr: "key recall.max_chars"},
 		{name: "zero hook deadline", in: "[hooks]\nrecall_timeout = \"0s\"\n", wantErr: "key hooks.recall_timeout"},
 		{name: "digest budget of the wrong type", in: "[queue]\ndigest_max_bytes = \"big\"\n", wantErr: "reflect.toml:2: key queue.digest_max_bytes"},
-		{name: "bad email", in: "[author]\nemail = \"nobody\"\n", wantErr: "key author.email"},
 		{name: "syntax error has a line", in: "[git\n", wantErr: "reflect.toml:1"},
+		{name: "a local key in the shared file is ignored with a warning",
+			in: "[drain]\nextractor = \"command:sh\"\n[sync]\nauto = true\n[author]\nname = \"Mallory\"\n[recall]\nfrom_others = \"all\"\nmax_learnings = 5\n",
+			want: func(c Config) bool {
+				return c.Drain.Extractor == "heuristic" && !c.Sync.Auto && c.Author.Name == "" && c.Recall.FromOthers == "auto" && c.Recall.MaxLearnings == 5
+			},
+			warnings: []string{"reflect.toml:6: key author.name: is local", "reflect.toml:2: key drain.extractor: is local", "reflect.toml:8: key recall.from_others", "reflect.toml:4: key sync.auto"}},
+		{name: "an invalid local key in the shared file is only ignored", in: "[drain]\nextractor = 5\ntimeout = \"9999h\"\n",
+			want:     func(c Config) bool { return c == Default() },
+			warnings: []string{"key drain.extractor", "key drain.timeout"}},
+		{name: "dotted keys are found too", in: "drain.extractor = \"claude\"\n",
+			want: func(c Config) bool { return c == Default() }, warnings: []string{"reflect.toml:1: key drain.extractor"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse("reflect.toml", []byte(tt.in))
+			got, warnings, err := ParseShared("reflect.toml", []byte(tt.in))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
@@ -52,13 +68,168 @@ func TestParse(t *testing.T) {
 			if !tt.want(got) {
 				t.Fatalf("unexpected config: %+v", got)
 			}
+			if len(warnings) != len(tt.warnings) {
+				t.Fatalf("warnings = %v, want %d", warnings, len(tt.warnings))
+			}
+			for i, w := range tt.warnings {
+				if !strings.Contains(warnings[i].String(), w) {
+					t.Errorf("warning %d = %q, want it to contain %q", i, warnings[i], w)
+				}
+			}
 		})
 	}
 }
 
-func TestLoadMissingFileGivesDefaults(t *testing.T) {
-	got, err := Load(t.TempDir() + "/reflect.toml")
-	if err != nil || got != Default() {
-		t.Fatalf("Load(missing) = %+v, %v", got, err)
+func TestParseLocal(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    func(Config) bool
+		wantErr string
+		warn    string
+	}{
+		{name: "default local file is the defaults", in: DefaultLocalFile, want: func(c Config) bool { return c == Default() }},
+		{name: "author", in: "[author]\nname = \"Ada\"\nemail = \"ada@example.org\"\n",
+			want: func(c Config) bool { return c.Author.Name == "Ada" && c.Author.Email == "ada@example.org" }},
+		{name: "extractor", in: "[drain]\nextractor = \"command:/usr/local/bin/x\"\n",
+			want: func(c Config) bool { return c.Drain.Extractor == "command:/usr/local/bin/x" }},
+		{name: "bad email", in: "[author]\nemail = \"nobody\"\n", wantErr: "config.toml:2: key author.email"},
+		{name: "bad extractor", in: "[drain]\nextractor = \"gpt\"\n", wantErr: "key drain.extractor"},
+		{name: "drain timeout has a cap", in: "[drain]\ntimeout = \"5h\"\n", wantErr: "key drain.timeout: must be at most 1h0m0s"},
+		{name: "remote name", in: "[sync]\nremote = \"../x\"\n", wantErr: "key sync.remote"},
+		{name: "from_others", in: "[recall]\nfrom_others = \"none\"\n", want: func(c Config) bool { return c.Recall.FromOthers == "none" }},
+		{name: "bad from_others", in: "[recall]\nfrom_others = \"some\"\n", wantErr: "key recall.from_others"},
+		{name: "a shared key here is ignored", in: "[recall]\nmax_chars = 300\n", want: func(c Config) bool { return c == Default() },
+			warn: "config.toml:2: key recall.max_chars: is shared"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, warnings, err := ParseLocal("config.toml", []byte(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !tt.want(got) {
+				t.Fatalf("got %+v, %v", got, err)
+			}
+			if tt.warn != "" && (len(warnings) != 1 || !strings.Contains(warnings[0].String(), tt.warn)) {
+				t.Fatalf("warnings = %v, want %q", warnings, tt.warn)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	shared, local := filepath.Join(dir, "reflect.toml"), filepath.Join(dir, "config.toml")
+	t.Run("missing files give defaults", func(t *testing.T) {
+		got, w, err := Load(shared, local)
+		if err != nil || got != Default() || len(w) != 0 {
+			t.Fatalf("Load(missing) = %+v, %v, %v", got, w, err)
+		}
+	})
+	t.Run("both files", func(t *testing.T) {
+		os.WriteFile(shared, []byte("[recall]\nmax_learnings = 5\n[drain]\nextractor = \"command:sh\"\n"), 0o644)
+		os.WriteFile(local, []byte("[drain]\nextractor = \"claude\"\n"), 0o644)
+		got, w, err := Load(shared, local)
+		if err != nil || got.Recall.MaxLearnings != 5 || got.Drain.Extractor != "claude" || len(w) != 1 {
+			t.Fatalf("got %+v, %v, %v", got, w, err)
+		}
+	})
+	t.Run("a bad shared file leaves the shared defaults and the local settings", func(t *testing.T) {
+		os.WriteFile(shared, []byte("[hooks]\nrecall_timeout = \"10m\"\n[recall]\nmax_learnings = 5\n"), 0o644)
+		got, _, err := Load(shared, local)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "hooks.recall_timeout" {
+			t.Fatalf("error = %v", err)
+		}
+		if got.Hooks.RecallTimeout.Std() != time.Second || got.Recall.MaxLearnings != 3 || got.Drain.Extractor != "claude" {
+			t.Fatalf("fallback = %+v", got)
+		}
+	})
+}
+
+func TestKeys(t *testing.T) {
+	scopes := map[string]Scope{}
+	for _, k := range Keys() {
+		scopes[k.Name] = k.Scope
+	}
+	for name, want := range map[string]Scope{
+		"drain.extractor": Local, "drain.model": Local, "drain.max_calls_per_day": Local, "sync.auto": Local,
+		"sync.remote": Local, "author.email": Local, "recall.from_others": Local,
+		"recall.max_chars": Shared, "hooks.recall_timeout": Shared, "queue.digest_max_bytes": Shared, "git.lock_timeout": Shared,
+	} {
+		if got, ok := scopes[name]; !ok || got != want {
+			t.Errorf("%s: scope %v (known %v), want %v", name, got, ok, want)
+		}
+	}
+	if len(scopes) != 22 {
+		t.Errorf("%d keys, want 22", len(scopes))
+	}
+	if _, err := LookupKey("drain.nope"); err == nil || !strings.Contains(err.Error(), "drain.extractor") {
+		t.Errorf("LookupKey(unknown) = %v", err)
+	}
+}
+
+func TestSet(t *testing.T) {
+	key := func(name string) Key {
+		k, err := LookupKey(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	tests := []struct {
+		name, in, key, value, want string
+	}{
+		{"replace in place, comments kept", "# top\n[drain]\n# what runs\nextractor = \"heuristic\"\nmodel = \"\"\n", "drain.extractor", "claude",
+			"# top\n[drain]\n# what runs\nextractor = \"claude\"\nmodel = \"\"\n"},
+		{"add to an existing section", "[drain]\nmodel = \"x\"\n\n[sync]\nauto = false\n", "drain.extractor", "codex",
+			"[drain]\nmodel = \"x\"\nextractor = \"codex\"\n\n[sync]\nauto = false\n"},
+		{"add a section", "[drain]\nmodel = \"x\"", "sync.auto", "true", "[drain]\nmodel = \"x\"\n\n[sync]\nauto = true\n"},
+		{"empty file", "", "recall.max_chars", "900", "\n[recall]\nmax_chars = 900\n"},
+		{"indented and a duration", "[hooks]\n  recall_timeout = \"1s\" # fast\n", "hooks.recall_timeout", "2s", "[hooks]\n  recall_timeout = \"2s\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := key(tt.key)
+			lit, err := k.Literal(tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Set([]byte(tt.in), k, lit)
+			if err != nil || string(got) != tt.want {
+				t.Fatalf("Set = %q, %v\nwant %q", got, err, tt.want)
+			}
+		})
+	}
+	for _, bad := range []struct{ key, value string }{{"sync.auto", "yes please"}, {"recall.max_chars", "many"}, {"hooks.recall_timeout", "soon"}} {
+		if _, err := key(bad.key).Literal(bad.value); err == nil || !strings.Contains(err.Error(), bad.key) {
+			t.Errorf("Literal(%s, %q) = %v, want an error naming the key", bad.key, bad.value, err)
+		}
+	}
+}
+
+func TestSplitMovesLocalKeys(t *testing.T) {
+	old := "# my settings\n[author]\nname = \"Ada\"\nemail = \"ada@example.org\"\n\n[recall]\nmax_learnings = 4\n\n[drain]\n# the LLM\nextractor = \"claude\"\nattempts = 99\n\n[sync]\nauto = true\n"
+	shared, local, moved, skipped, err := Split([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(moved, ",") != "author.email,author.name,drain.extractor,sync.auto" || strings.Join(skipped, ",") != "drain.attempts" {
+		t.Fatalf("moved %v, skipped %v", moved, skipped)
+	}
+	sc, w, err := ParseShared(FileName, shared)
+	if err != nil || len(w) != 0 || sc.Recall.MaxLearnings != 4 || !strings.Contains(string(shared), "# my settings") {
+		t.Fatalf("shared after the split: %q (%v, %v)", shared, w, err)
+	}
+	lc, w, err := ParseLocal(LocalFileName, local)
+	if err != nil || len(w) != 0 || lc.Author.Name != "Ada" || lc.Drain.Extractor != "claude" || !lc.Sync.Auto || lc.Drain.Attempts != 3 {
+		t.Fatalf("local after the split: %q → %+v (%v, %v)", local, lc, w, err)
+	}
+	if s, _, m, _, err := Split([]byte(DefaultFile)); err != nil || m != nil || string(s) != DefaultFile {
+		t.Fatalf("Split(new file) = %v, %v", m, err)
 	}
 }

@@ -400,19 +400,15 @@ func snake(s string) string {
 // read.
 func (d *doctor) repository(ctx context.Context) (*gitstore.Repo, bool) {
 	r, err := gitstore.Open(d.o.Home)
-	var ce *config.Error
 	switch {
 	case errors.Is(err, gitstore.ErrNotInitialised):
 		d.add(Finding{Check: "repo", Severity: Error, Message: fmt.Sprintf("no knowledge repository at %s", d.o.Home), Fix: d.reflect("init")})
-		return nil, false
-	case errors.As(err, &ce):
-		d.add(Finding{Check: "repo", Severity: Error, Message: err.Error(),
-			Fix: fmt.Sprintf("correct %s where the error says, then git -C %s commit -am 'reflect.toml: fix'", filepath.Join(d.o.Home, config.FileName), d.o.Home)})
 		return nil, false
 	case err != nil:
 		d.add(Finding{Check: "repo", Severity: Error, Message: fmt.Sprintf("%s cannot be opened: %v", d.o.Home, err), Fix: d.reflect("init")})
 		return nil, false
 	}
+	d.settings(r)
 	head, err := r.Head()
 	switch {
 	case err != nil:
@@ -464,6 +460,40 @@ func (d *doctor) repository(ctx context.Context) (*gitstore.Repo, bool) {
 	}
 	d.learnings = len(all)
 	return r, true
+}
+
+// settings checks that both settings files load, and names the keys they hold that reflect
+// ignores: a local key in the synced reflect.toml was written by someone who may not choose
+// it for this machine.
+func (d *doctor) settings(r *gitstore.Repo) {
+	shared, local := filepath.Join(r.Root(), config.FileName), r.LocalSettingsPath()
+	var ce *config.Error
+	if err := r.SettingsError(); err != nil {
+		fix := fmt.Sprintf("correct %s where the error says, then git -C %s commit -am 'reflect.toml: fix' (or reflect config set KEY VALUE)", shared, r.Root())
+		if errors.As(err, &ce) && ce.File == local {
+			fix = fmt.Sprintf("correct %s where the error says (or reflect config set KEY VALUE)", local)
+		}
+		d.add(Finding{Check: "settings", Severity: Error, Fix: fix,
+			Message: err.Error() + " (hooks use the defaults for that file; commands other than sync, config and doctor refuse to run)"})
+		return
+	}
+	if w := r.SettingsWarnings(); len(w) > 0 {
+		var lines, keys []string
+		for _, x := range w {
+			lines = append(lines, x.String())
+			keys = append(keys, x.Key)
+		}
+		d.add(Finding{Check: "settings", Severity: Warn, Details: lines,
+			Message: fmt.Sprintf("%s ignored: set in the wrong settings file", strings.Join(keys, ", ")),
+			Fix:     fmt.Sprintf("remove them from %s and commit; set a local key on each machine with reflect config set KEY VALUE", shared)})
+		return
+	}
+	if _, err := os.Stat(local); errors.Is(err, os.ErrNotExist) {
+		d.add(Finding{Check: "settings", Severity: Warn, Message: fmt.Sprintf("no %s yet: the next reflect command moves the local keys of reflect.toml there", local),
+			Fix: d.reflect("config list")})
+		return
+	}
+	d.add(Finding{Check: "settings", Severity: OK, Message: fmt.Sprintf("%s (shared) and %s (this machine) load", config.FileName, local)})
 }
 
 // change is a file of the work tree that differs from HEAD.
@@ -723,7 +753,6 @@ func (d *doctor) drain(r *gitstore.Repo) {
 	}
 	cfg := r.Config().Drain
 	u := drain.UsageOn(r, d.o.Now)
-	settings := filepath.Join(r.Root(), config.FileName)
 	var near []string
 	var keys []string
 	for _, c := range []struct {
@@ -744,7 +773,7 @@ func (d *doctor) drain(r *gitstore.Repo) {
 	}
 	if len(near) > 0 {
 		d.add(Finding{Check: "caps", Severity: Warn, Message: strings.Join(near, "; "),
-			Fix: fmt.Sprintf("raise %s in %s and commit it (or wait for tomorrow)", strings.Join(keys, " and "), settings)})
+			Fix: fmt.Sprintf("reflect config set %s N (or wait for tomorrow)", strings.Join(keys, " and "))})
 		return
 	}
 	d.add(Finding{Check: "caps", Severity: OK, Message: fmt.Sprintf("today %d of %s LLM calls, ~%d of %s input tokens",

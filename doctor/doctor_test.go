@@ -253,9 +253,24 @@ func TestRun(t *testing.T) {
 			name: "settings file that does not parse",
 			brk: func(t *testing.T, s *setup) {
 				toml, _ := s.r.ReadFile("reflect.toml")
-				s.commit(t, map[string][]byte{"reflect.toml": append(toml, "\n[drain]\nattempts = \"many\"\n"...)})
+				s.commit(t, map[string][]byte{"reflect.toml": append(toml, "\n[hooks]\nrecall_timeout = \"10m\"\n"...)})
 			},
-			want: []want{{"repo", Error, "reflect.toml:", "commit"}},
+			want: []want{{"settings", Error, "reflect.toml:", "commit"}},
+		},
+		{
+			name: "local settings that do not load",
+			brk: func(t *testing.T, s *setup) {
+				os.WriteFile(s.r.LocalSettingsPath(), []byte("[drain]\nattempts = \"many\"\n"), 0o644)
+			},
+			want: []want{{"settings", Error, "config.toml:2: key drain.attempts", "reflect config set"}},
+		},
+		{
+			name: "a local key in the shared file",
+			brk: func(t *testing.T, s *setup) {
+				toml, _ := s.r.ReadFile("reflect.toml")
+				s.commit(t, map[string][]byte{"reflect.toml": append(toml, "\n[drain]\nextractor = \"command:sh\"\n"...)})
+			},
+			want: []want{{"settings", Warn, "drain.extractor ignored", "reflect config set"}},
 		},
 		{
 			name: "repository missing",
@@ -333,8 +348,9 @@ func TestRun(t *testing.T) {
 			name: "unreachable remote, automatic sync",
 			brk: func(t *testing.T, s *setup) {
 				s.r.SetRemote("origin", "http://"+closedPort(t)+"/mem.git")
-				toml, _ := s.r.ReadFile("reflect.toml")
-				s.commit(t, map[string][]byte{"reflect.toml": bytes.Replace(toml, []byte("auto = false"), []byte("auto = true"), 1)})
+				if _, err := s.r.SetSetting(context.Background(), "sync.auto", "true"); err != nil {
+					t.Fatal(err)
+				}
 			},
 			want: []want{{"remote", Error, "origin (sync.auto is on): the remote could not be reached", "reflect remote set URL"}},
 		},

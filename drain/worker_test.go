@@ -19,7 +19,8 @@ import (
 
 func setHome(t testing.TB) { testenv.SetHome(t) }
 
-// newRepo is a knowledge repository whose reflect.toml holds extra (TOML) settings.
+// newRepo is a knowledge repository whose local settings (.git/reflect/config.toml, where
+// every [drain] key lives) hold extra TOML.
 func newRepo(t testing.TB, settings string) *gitstore.Repo {
 	t.Helper()
 	setHome(t)
@@ -30,10 +31,7 @@ func newRepo(t testing.TB, settings string) *gitstore.Repo {
 		t.Fatal(err)
 	}
 	if settings != "" {
-		if _, err := r.Commit(ctx, "settings", map[string][]byte{"reflect.toml": []byte(settings)}); err != nil {
-			t.Fatal(err)
-		}
-		if r, err = gitstore.Open(dir); err != nil {
+		if err := r.SetLocalSetting([]byte(settings)); err != nil {
 			t.Fatal(err)
 		}
 	}

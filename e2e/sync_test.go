@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,11 +16,15 @@ func TestAutoSync(t *testing.T) {
 	run(t, environ, ".", "git", "init", "-q", "--bare", "-b", "main", remote)
 	a := filepath.Join(t.TempDir(), "a")
 	run(t, environ, ".", bin, "--home", a, "init", "--remote", remote)
-	os.WriteFile(filepath.Join(a, "reflect.toml"), []byte("[sync]\nauto = true\n"), 0o644)
-	run(t, environ, a, "git", "commit", "-qam", "auto sync on")
+	// sync.auto is local to each machine: B does not inherit A's
+	run(t, environ, ".", bin, "--home", a, "config", "set", "sync.auto", "true")
 	run(t, environ, ".", bin, "--home", a, "sync")
 	b := filepath.Join(t.TempDir(), "b")
 	run(t, environ, ".", bin, "--home", b, "init", "--from", remote)
+	if got := strings.TrimSpace(run(t, environ, ".", bin, "--home", b, "config", "get", "sync.auto")); got != "false" {
+		t.Fatalf("B's sync.auto = %s before B set it", got)
+	}
+	run(t, environ, ".", bin, "--home", b, "config", "set", "sync.auto", "true")
 	t.Cleanup(func() { waitBackground(a); waitBackground(b) })
 
 	// laptop A drains a capture: the drain pushes what it learned

@@ -46,6 +46,11 @@ func Init(ctx context.Context, root string, opts InitOptions) (r *Repo, created 
 		if r, err = open(abs, filepath.Join(abs, ".git")); err != nil {
 			return nil, false, err
 		}
+		// a new memory, or a clone about to be filled: this machine's settings start at
+		// their defaults, never from what a remote's reflect.toml says
+		if err := r.WriteState(rcfg.LocalFileName, []byte(rcfg.DefaultLocalFile)); err != nil {
+			return nil, false, fmt.Errorf("write %s: %w", r.LocalSettingsPath(), err)
+		}
 		if !opts.Empty {
 			_, err = r.Update(ctx, func(tx *Tx) (string, error) {
 				tx.Write(rcfg.FileName, []byte(rcfg.DefaultFile))

@@ -30,6 +30,8 @@ type Repo struct {
 	stateDir string // .git/reflect: local state, never committed
 	storer   *filesystem.Storage
 	cfg      rcfg.Config
+	cfgWarn  []rcfg.Warning // keys ignored in the settings files
+	cfgErr   error          // a settings file that did not load: cfg holds defaults for its keys
 	gitCfg   *config.Config // .git/config, for the author and core.splitIndex
 
 	reshareAt int                     // split-index size that triggers a new shared index (tests lower it)
@@ -56,8 +58,27 @@ func (r *Repo) GitDir() string { return r.gitDir }
 // StateDir is .git/reflect, where local, never-committed state lives.
 func (r *Repo) StateDir() string { return r.stateDir }
 
-// Config is the parsed reflect.toml of the work tree.
+// Config is the settings: reflect.toml of the work tree with this machine's
+// .git/reflect/config.toml over it. When a file did not load (see SettingsError), its keys
+// hold their defaults.
 func (r *Repo) Config() rcfg.Config { return r.cfg }
+
+// SettingsError is why a settings file did not load, or nil. A hook goes on with the
+// defaults and logs it; a command refuses to run on settings a person got wrong, except
+// those that can mend them (sync, doctor, config).
+func (r *Repo) SettingsError() error { return r.cfgErr }
+
+// SettingsWarnings lists the keys the settings files hold and reflect ignored: a local key
+// in the shared file (whoever can push may not set it), a shared key in the local one.
+func (r *Repo) SettingsWarnings() []rcfg.Warning { return r.cfgWarn }
+
+// LocalSettingsPath is this machine's settings file, .git/reflect/config.toml.
+func (r *Repo) LocalSettingsPath() string { return filepath.Join(r.stateDir, rcfg.LocalFileName) }
+
+// reloadSettings reads both settings files again.
+func (r *Repo) reloadSettings() {
+	r.cfg, r.cfgWarn, r.cfgErr = rcfg.Load(filepath.Join(r.root, rcfg.FileName), r.LocalSettingsPath())
+}
 
 // Open opens the knowledge repository whose work tree is root.
 func Open(root string) (*Repo, error) {
@@ -95,11 +116,7 @@ func open(abs, gitDir string) (*Repo, error) {
 			return nil, fmt.Errorf("open %s: %w", abs, err)
 		}
 	}
-	cfg, err := rcfg.Load(filepath.Join(abs, rcfg.FileName))
-	if err != nil {
-		return nil, err
-	}
-	r.cfg = cfg
+	r.reloadSettings()
 	return r, r.loadGitConfig()
 }
 

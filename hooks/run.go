@@ -108,6 +108,13 @@ func Run(ctx context.Context, o Options) {
 		return
 	}
 	log := openLog(r)
+	if _, err := r.SplitSettings(ctx); err != nil {
+		log.Warn("move local settings out of reflect.toml", "err", err)
+	}
+	if err := r.SettingsError(); err != nil {
+		// a bad settings file must not cost the agent its memory: the defaults stand in
+		log.Warn("settings do not load; the hook uses the defaults for that file", "err", err)
+	}
 	harness := "claude-code"
 	if o.Harness == "codex" {
 		harness = "codex"

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -75,7 +76,7 @@ review, edit and sync like code.`,
 		a.archiveCmd(), a.supersedeCmd(), a.versionCmd(), a.demoCmd(), a.internalCmd(),
 		a.hookCmd(), a.queueCmd(), a.installCmd(), a.uninstallCmd(), a.statuslineCmd(),
 		a.searchCmd(), a.reindexCmd(), a.recallCmd(), a.drainCmd(), a.statusCmd(), a.syncCmd(), a.remoteCmd(),
-		a.doctorCmd(), a.historyCmd(),
+		a.doctorCmd(), a.historyCmd(), a.configCmd(),
 	)
 	return root
 }
@@ -96,13 +97,41 @@ func (a *app) homeDir() (string, error) {
 	return filepath.Abs(h)
 }
 
-// repo opens the knowledge repository.
-func (a *app) repo() (*gitstore.Repo, error) {
+// repo opens the knowledge repository for a command, which refuses to run on settings that do
+// not load (exit 6, naming the file, line and key).
+func (a *app) repo() (*gitstore.Repo, error) { return a.openRepo(false) }
+
+// repoToMend opens the knowledge repository even when its settings do not load, with the
+// defaults for the bad file's keys: sync must still pull the fix, config still mend the file.
+func (a *app) repoToMend() (*gitstore.Repo, error) { return a.openRepo(true) }
+
+func (a *app) openRepo(lenient bool) (*gitstore.Repo, error) {
 	h, err := a.homeDir()
 	if err != nil {
 		return nil, err
 	}
-	return gitstore.Open(h)
+	r, err := gitstore.Open(h)
+	if err != nil {
+		return nil, err
+	}
+	split, err := r.SplitSettings(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if split != nil && len(split.Moved)+len(split.Skipped) > 0 {
+		fmt.Fprintf(a.stderr, "reflect: %s now live in %s, local to this machine (reflect.toml is synced, so it may no longer choose them); reflect config list shows them\n",
+			strings.Join(split.Moved, ", "), r.LocalSettingsPath())
+		if len(split.Skipped) > 0 {
+			fmt.Fprintf(a.stderr, "reflect: %s had values this reflect does not accept: dropped from reflect.toml, defaults used\n", strings.Join(split.Skipped, ", "))
+		}
+	}
+	if err := r.SettingsError(); err != nil {
+		if !lenient {
+			return nil, err
+		}
+		fmt.Fprintf(a.stderr, "reflect: %v (using the defaults for that file until it is fixed)\n", err)
+	}
+	return r, nil
 }
 
 func (a *app) json() bool { return a.format == "json" }

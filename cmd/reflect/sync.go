@@ -20,7 +20,7 @@ written), and push. When another machine pushed meanwhile it fetches and merges 
 A failure keeps every local commit.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := a.repo()
+			r, err := a.repoToMend()
 			if err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ func (a *app) remoteCmd() *cobra.Command {
 			return flagErrorf("usage: reflect remote [set URL]")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := a.repo()
+			r, err := a.repoToMend()
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,109 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	rcfg "github.com/reflect-memory/reflect/config"
+)
+
+// SettingsSplit says what SplitSettings moved.
+type SettingsSplit struct {
+	Moved   []string // local keys carried from reflect.toml into .git/reflect/config.toml
+	Skipped []string // local keys dropped from reflect.toml because their value was not valid
+}
+
+// SplitSettings runs once per clone, the first time a reflect that keeps local settings apart
+// opens a repository made before: the local keys of reflect.toml (the extractor, caps, author,
+// automatic sync) move to .git/reflect/config.toml, and reflect.toml loses them in one commit.
+// When the local file exists already it does nothing (one stat). A reflect.toml that does
+// not parse is left alone (the error is the settings error of the repository).
+func (r *Repo) SplitSettings(ctx context.Context) (*SettingsSplit, error) {
+	if _, err := os.Stat(r.LocalSettingsPath()); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	shared, err := r.ReadFile(rcfg.FileName)
+	if errors.Is(err, ErrNotFound) {
+		shared = nil
+	} else if err != nil {
+		return nil, err
+	}
+	newShared, local, moved, skipped, err := rcfg.Split(shared)
+	if err != nil {
+		return nil, nil
+	}
+	if err := r.WriteState(rcfg.LocalFileName, local); err != nil {
+		return nil, fmt.Errorf("write %s: %w", r.LocalSettingsPath(), err)
+	}
+	res := &SettingsSplit{Moved: moved, Skipped: skipped}
+	if len(moved)+len(skipped) > 0 {
+		msg := "settings: " + strings.Join(append(moved, skipped...), ", ") +
+			" are local to each machine: moved to .git/reflect/config.toml"
+		if _, err := r.Commit(ctx, msg, map[string][]byte{rcfg.FileName: newShared}); err != nil {
+			return res, fmt.Errorf("move local settings out of %s: %w", rcfg.FileName, err)
+		}
+	}
+	r.reloadSettings()
+	return res, nil
+}
+
+// SetLocalSetting writes this machine's settings file with data, after checking that it
+// loads.
+func (r *Repo) SetLocalSetting(data []byte) error {
+	if _, _, err := rcfg.ParseLocal(r.LocalSettingsPath(), data); err != nil {
+		return err
+	}
+	if err := r.WriteState(rcfg.LocalFileName, data); err != nil {
+		return fmt.Errorf("write %s: %w", r.LocalSettingsPath(), err)
+	}
+	r.reloadSettings()
+	return nil
+}
+
+// SetSetting sets one setting in the file its key belongs to: this machine's config.toml
+// for a local key, reflect.toml (one commit, synced with the memory) for a shared one. The
+// value is checked against the key before anything is written.
+func (r *Repo) SetSetting(ctx context.Context, name, value string) (rcfg.Key, error) {
+	k, err := rcfg.LookupKey(name)
+	if err != nil {
+		return k, err
+	}
+	lit, err := k.Literal(value)
+	if err != nil {
+		return k, err
+	}
+	if k.Scope == rcfg.Local {
+		data, err := os.ReadFile(r.LocalSettingsPath())
+		if errors.Is(err, os.ErrNotExist) {
+			data, err = []byte(rcfg.DefaultLocalFile), nil
+		}
+		if err != nil {
+			return k, err
+		}
+		if data, err = rcfg.Set(data, k, lit); err != nil {
+			return k, err
+		}
+		return k, r.SetLocalSetting(data)
+	}
+	_, err = r.Update(ctx, func(tx *Tx) (string, error) {
+		data, err := tx.Read(rcfg.FileName)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return "", err
+		}
+		if data, err = rcfg.Set(data, k, lit); err != nil {
+			return "", err
+		}
+		if _, _, err := rcfg.ParseShared(rcfg.FileName, data); err != nil {
+			return "", err
+		}
+		tx.Write(rcfg.FileName, data)
+		return fmt.Sprintf("settings: %s = %s", k.Name, lit), nil
+	})
+	if err == nil {
+		r.reloadSettings()
+	}
+	return k, err
+}
