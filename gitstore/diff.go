@@ -5,13 +5,17 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // A Change is one file that differs between two trees. From is zero for an added file,
-// To is zero for a deleted one.
+// To is zero for a deleted one. Mode is the file's mode in the second tree (zero when it
+// was deleted): regular, executable, or — only in a tree reflect did not write — a symlink
+// or a gitlink.
 type Change struct {
 	Path     string
 	From, To plumbing.Hash
+	Mode     filemode.FileMode
 }
 
 // TreeOf returns the id of dir's tree in commit (zero when dir does not exist there, or
@@ -69,7 +73,7 @@ func (r *Repo) diffTrees(from, to plumbing.Hash, prefix string, out *[]Change) e
 		if !e.isDir() {
 			c := Change{Path: join(e.name)}
 			if added {
-				c.To = e.hash
+				c.To, c.Mode = e.hash, e.mode
 			} else {
 				c.From = e.hash
 			}
@@ -105,7 +109,7 @@ func (r *Repo) diffTrees(from, to plumbing.Hash, prefix string, out *[]Change) e
 					return err
 				}
 			case !x.isDir() && !y.isDir():
-				*out = append(*out, Change{Path: join(x.name), From: x.hash, To: y.hash})
+				*out = append(*out, Change{Path: join(x.name), From: x.hash, To: y.hash, Mode: y.mode})
 			default:
 				if err := side(x, false); err != nil {
 					return err

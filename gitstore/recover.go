@@ -101,7 +101,7 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 			l.release()
 			return err
 		}
-		ie, err := r.writeWorkFile(p, data, e.hash)
+		ie, err := r.writeWorkFile(p, data, e.hash, e.mode)
 		if err != nil {
 			l.release()
 			return err

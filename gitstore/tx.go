@@ -21,10 +21,11 @@ type Tx struct {
 	r      *Repo
 	head   plumbing.Hash
 	root   plumbing.Hash
-	writes map[string][]byte        // nil: delete
-	known  map[string]plumbing.Hash // blobs already in the object store (WriteBlob)
-	merge  plumbing.Hash            // second parent of the commit (a merge), or zero
-	ff     plumbing.Hash            // fast-forward: move the branch to this commit, write none
+	writes map[string][]byte            // nil: delete
+	known  map[string]plumbing.Hash     // blobs already in the object store (WriteBlob)
+	modes  map[string]filemode.FileMode // executable files (WriteBlob); the rest are regular
+	merge  plumbing.Hash                // second parent of the commit (a merge), or zero
+	ff     plumbing.Hash                // fast-forward: move the branch to this commit, write none
 }
 
 // MergeWith makes the commit a merge: other becomes its second parent. The commit is made
@@ -65,20 +66,24 @@ func (tx *Tx) Write(p string, data []byte) {
 	}
 	tx.writes[p] = data
 	delete(tx.known, p)
+	delete(tx.modes, p)
 }
 
 // WriteBlob stages path with the blob id, already in the object store (a fetch brought it),
-// whose content is data: the work tree gets data and no object is written again.
-func (tx *Tx) WriteBlob(p string, id plumbing.Hash, data []byte) {
+// whose content is data, as a file of mode (regular or executable: a fast-forward keeps the
+// mode the remote's tree has): the work tree gets data and no object is written again.
+func (tx *Tx) WriteBlob(p string, id plumbing.Hash, mode filemode.FileMode, data []byte) {
 	tx.Write(p, data)
 	if tx.known == nil {
 		tx.known = map[string]plumbing.Hash{}
+		tx.modes = map[string]filemode.FileMode{}
 	}
 	tx.known[p] = id
+	tx.modes[p] = mode
 }
 
 // Delete stages the removal of path.
-func (tx *Tx) Delete(p string) { tx.writes[p] = nil; delete(tx.known, p) }
+func (tx *Tx) Delete(p string) { tx.writes[p] = nil; delete(tx.known, p); delete(tx.modes, p) }
 
 // Update runs fn under the repository lock and commits what it staged as one commit with the
 // message fn returns. fn may run more than once if git moves the branch meanwhile. When fn
@@ -167,7 +172,11 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 		if err := r.checkClean(p, prev, ok); err != nil {
 			return plumbing.ZeroHash, err
 		}
+		// a file keeps its executable bit when its content changes, as in git
 		c := blobChange{mode: filemode.Regular}
+		if m, ok := tx.modes[p]; ok && m == filemode.Executable || !ok && inHead[p] && prev.mode == filemode.Executable {
+			c.mode = filemode.Executable
+		}
 		if id, ok := tx.known[p]; ok {
 			c.id = id
 		} else if data := tx.writes[p]; data != nil {
@@ -237,7 +246,7 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 	updates := map[string]*entry{}
 	for _, p := range paths {
 		if data := tx.writes[p]; data != nil {
-			e, err := r.writeWorkFile(p, data, changes[p].id)
+			e, err := r.writeWorkFile(p, data, changes[p].id, changes[p].mode)
 			if err != nil {
 				ilock.release()
 				return plumbing.ZeroHash, r.undo(ctx, paths, err)
@@ -364,12 +373,16 @@ func (r *Repo) casRef(ctx context.Context, ref string, old, new plumbing.Hash) e
 }
 
 // writeWorkFile writes a work-tree file atomically and returns its index entry.
-func (r *Repo) writeWorkFile(p string, data []byte, id plumbing.Hash) (entry, error) {
+func (r *Repo) writeWorkFile(p string, data []byte, id plumbing.Hash, mode filemode.FileMode) (entry, error) {
 	dst := filepath.Join(r.root, filepath.FromSlash(p))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return entry{}, err
 	}
-	if err := r.writeAtomic(dst, data, 0o644); err != nil {
+	perm := os.FileMode(0o644)
+	if mode == filemode.Executable {
+		perm = 0o755
+	}
+	if err := r.writeAtomic(dst, data, perm); err != nil {
 		return entry{}, fmt.Errorf("write %s: %w", p, err)
 	}
 	fi, err := os.Lstat(dst)
@@ -378,6 +391,9 @@ func (r *Repo) writeWorkFile(p string, data []byte, id plumbing.Hash) (entry, er
 	}
 	e := entry{hash: id, name: p}
 	fillStat(&e, fi)
+	if mode == filemode.Executable {
+		e.stat[6] = 0o100755
+	}
 	return e, nil
 }
 

@@ -268,7 +268,7 @@ func fastForward(ctx context.Context, r *gitstore.Repo, local, remote plumbing.H
 			return "", fmt.Errorf("%w", errRemoteMoved) // a capture landed meanwhile: merge next round
 		}
 		for _, c := range changes {
-			if err := stage(r, tx, c.Path, c.To); err != nil {
+			if err := stage(r, tx, c); err != nil {
 				return "", err
 			}
 			in = append(in, c.Path)
@@ -314,7 +314,7 @@ func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash) ([
 			m, changedHere := mine[c.Path]
 			switch {
 			case !changedHere:
-				if err := stage(r, tx, c.Path, c.To); err != nil {
+				if err := stage(r, tx, c); err != nil {
 					return "", err
 				}
 			case m.To == c.To:
@@ -322,7 +322,7 @@ func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash) ([
 			case c.To.IsZero():
 				continue // deleted there, edited here: kept, edited
 			case m.To.IsZero():
-				if err := stage(r, tx, c.Path, c.To); err != nil { // deleted here, edited there
+				if err := stage(r, tx, c); err != nil { // deleted here, edited there
 					return "", err
 				}
 			default:
@@ -355,17 +355,17 @@ func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash) ([
 	return in, "merge", err
 }
 
-// stage writes blob id at path in tx (zero: delete).
-func stage(r *gitstore.Repo, tx *gitstore.Tx, path string, id plumbing.Hash) error {
-	if id.IsZero() {
-		tx.Delete(path)
+// stage writes the file a change leads to in tx (a deletion when it has none).
+func stage(r *gitstore.Repo, tx *gitstore.Tx, c gitstore.Change) error {
+	if c.To.IsZero() {
+		tx.Delete(c.Path)
 		return nil
 	}
-	data, err := r.ReadBlob(id)
+	data, err := r.ReadBlob(c.To)
 	if err != nil {
 		return err
 	}
-	tx.WriteBlob(path, id, data)
+	tx.WriteBlob(c.Path, c.To, c.Mode, data)
 	return nil
 }
 
