@@ -145,7 +145,13 @@ func buildAt(ctx context.Context, r *gitstore.Repo, dir string, t target, progre
 			}
 			// git objects are read here, one at a time (a Repo is not safe for
 			// concurrent use); parsing, the costly part, runs on every core.
-			raw, err := r.ReadBlob(f.To)
+			var raw []byte
+			n, err := r.BlobSize(f.To)
+			if err == nil && n > learnings.MaxFileBytes {
+				err = &learnings.FieldError{Path: f.Path, Msg: fmt.Sprintf("the file is %d bytes; a learning may be at most %d", n, learnings.MaxFileBytes)}
+			} else if err == nil {
+				raw, err = r.ReadBlob(f.To)
+			}
 			select {
 			case jobs <- job{f.Path, raw, err}:
 			case <-ctx.Done():

@@ -40,7 +40,7 @@ func DocOf(path string, l *learnings.Learning) Doc {
 		Path: path, ID: l.ID, Title: l.Title, Project: l.Project,
 		Kind: string(l.Kind), Confidence: string(l.Confidence), Status: string(l.Status),
 		Tags: l.Tags, Entities: l.Entities, Created: l.Created, Updated: l.Updated,
-		Seen: l.Seen, Body: strings.TrimSpace(l.Body),
+		Seen: l.Seen, Body: strings.TrimSpace(l.IndexedBody()),
 	}
 }
 

@@ -187,11 +187,7 @@ func catchUp(ctx context.Context, r *gitstore.Repo, idx bleve.Index, t target, l
 var errTooBehind = errors.New("index: too far behind to catch up inline")
 
 func readDoc(r *gitstore.Repo, path string, blob plumbing.Hash) (Doc, error) {
-	raw, err := r.ReadBlob(blob)
-	if err != nil {
-		return Doc{}, err
-	}
-	l, err := learnings.Parse(path, raw)
+	l, _, err := learnings.Read(r, path, blob)
 	if err != nil {
 		return Doc{}, err
 	}

@@ -55,3 +55,18 @@ func IDFromPath(p string) (id string, ok bool) {
 	}
 	return id, true
 }
+
+// placeOf returns the id and the project a repository path gives a learning:
+// learnings/<project>/<id>.md, relative to the repository's root.
+func placeOf(p string) (id, project string, ok bool) {
+	rest, ok := strings.CutPrefix(p, Dir+"/")
+	if !ok {
+		return "", "", false
+	}
+	dir, name := path.Split(rest)
+	id, ok = strings.CutSuffix(name, ".md")
+	if !ok || !ValidID(id) || dir == "" {
+		return "", "", false
+	}
+	return id, strings.TrimSuffix(dir, "/"), true
+}

@@ -136,6 +136,9 @@ type Learning struct {
 	// Body is the markdown after the frontmatter, without the blank lines
 	// that may separate the two. Render ends it with a newline.
 	Body string
+	// Warnings are what Parse accepted but a reviewer should know: a project field the
+	// file's directory overrides, a body longer than what is indexed.
+	Warnings []string
 
 	file *file // the parsed file, nil for a fresh learning
 }
@@ -165,6 +168,28 @@ func New(title, project string, now time.Time) *Learning {
 		Updated:    now,
 		Seen:       1,
 	}
+}
+
+// A learning is a few short paragraphs. The caps keep one file from costing every reader:
+// a 50 MB learning once made every matching prompt hook time out (232 MB RSS) and a search
+// take 7.4 s and 1.3 GB. A file over MaxFileBytes is refused (by Parse, and by sync when it
+// arrives); a body over MaxBodyBytes is indexed and recalled cut to it.
+const (
+	MaxFileBytes = 256 << 10
+	MaxBodyBytes = 32 << 10
+)
+
+// IndexedBody is the body as search and recall see it: cut to MaxBodyBytes, on a rune
+// boundary.
+func (l *Learning) IndexedBody() string {
+	if len(l.Body) <= MaxBodyBytes {
+		return l.Body
+	}
+	n := MaxBodyBytes
+	for n > 0 && !utf8.RuneStart(l.Body[n]) {
+		n--
+	}
+	return l.Body[:n]
 }
 
 // RelPath returns the file's path in the knowledge repository.

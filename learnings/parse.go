@@ -20,7 +20,19 @@ import (
 // path (used only in messages), the line and the field: a missing or unclosed
 // frontmatter, bad YAML, a value of the wrong type, a duplicate key, and
 // whatever Validate reports. Unknown keys are kept for Render.
-func Parse(path string, data []byte) (*Learning, error) {
+//
+// When path is a learning's place in the repository (learnings/<project>/<id>.md), the file
+// must agree with it: an id other than the file name is an error (a second file must never
+// pass for another learning), and the directory is the learning's project whatever its
+// `project` field says (a mismatch is kept in Warnings, and Render corrects the field).
+func Parse(path string, data []byte) (*Learning, error) { return parse(path, data, true) }
+
+// parse is Parse; placed says whether path is where the file lives (false for an edit, whose
+// project field may move it).
+func parse(path string, data []byte, placed bool) (*Learning, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &FieldError{Path: path, Msg: fmt.Sprintf("the file is %d bytes; a learning may be at most %d", len(data), MaxFileBytes)}
+	}
 	f, body, err := split(path, data)
 	if err != nil {
 		return nil, err
@@ -33,6 +45,19 @@ func Parse(path string, data []byte) (*Learning, error) {
 	}
 	f.doc = doc
 	f.gap, l.Body = splitGap(body)
+	if id, project, ok := placeOf(path); ok && placed {
+		if l.ID != id && ValidID(l.ID) {
+			errs = append(errs, &FieldError{Field: "id", Line: l.line("id", -1),
+				Msg: fmt.Sprintf("is %s but the file is named %s.md: a learning's id is its file name", l.ID, id)})
+		}
+		if l.Project != project {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("field project says %q but the file is under learnings/%s/: the directory decides", l.Project, project))
+			l.Project = project
+		}
+	}
+	if len(l.Body) > MaxBodyBytes {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("the body is %d bytes: only its first %d are indexed and recalled", len(l.Body), MaxBodyBytes))
+	}
 	// Report every problem once: a field that could not be decoded is not
 	// validated too.
 	for _, e := range fieldErrors(l.Validate()) {

@@ -22,10 +22,12 @@ var ErrUnknownID = errors.New("no learning with that id")
 // ErrChanged means a file changed under an edit, which is refused rather than overwrite it.
 var ErrChanged = errors.New("changed while you were editing it")
 
-// AmbiguousIDError means an id prefix matches more than one learning.
+// AmbiguousIDError means an id prefix matches more than one learning, or (Duplicate) that
+// several files claim the same id.
 type AmbiguousIDError struct {
-	Prefix  string
-	Matches []string
+	Prefix    string
+	Matches   []string // ids; the files' paths when Duplicate
+	Duplicate bool
 }
 
 func (e *AmbiguousIDError) Error() string {
@@ -34,7 +36,28 @@ func (e *AmbiguousIDError) Error() string {
 	if len(m) > 5 {
 		m, more = m[:5], fmt.Sprintf(" and %d more", len(e.Matches)-5)
 	}
+	if e.Duplicate {
+		return fmt.Sprintf("%s is claimed by %d files: %s%s; remove the one that should not be there (git rm) and commit", normalizeID(e.Prefix), len(e.Matches), strings.Join(m, ", "), more)
+	}
 	return fmt.Sprintf("id prefix %q is ambiguous: %s%s", e.Prefix, strings.Join(m, ", "), more)
+}
+
+// DuplicateIDs lists, for each id that more than one file of HEAD claims, those files.
+func DuplicateIDs(r *gitstore.Repo) (map[string][]string, error) {
+	files, err := r.Walk(Dir)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string][]string{}
+	for _, ref := range refs(files) {
+		byID[ref.ID] = append(byID[ref.ID], ref.Path)
+	}
+	for id, paths := range byID {
+		if len(paths) < 2 {
+			delete(byID, id)
+		}
+	}
+	return byID, nil
 }
 
 // Ref is a learning file of HEAD, found without reading it.
@@ -67,14 +90,26 @@ func Resolve(rs []Ref, prefix string) (Ref, error) {
 	if len(want) <= len("lrn-") {
 		return Ref{}, fmt.Errorf("%w: empty id", ErrUnknownID)
 	}
-	var found []Ref
+	var found, exact []Ref
 	for _, r := range rs {
 		if r.ID == want {
-			return r, nil
+			exact = append(exact, r)
 		}
 		if strings.HasPrefix(r.ID, want) {
 			found = append(found, r)
 		}
+	}
+	switch len(exact) {
+	case 1:
+		return exact[0], nil
+	case 0:
+	default: // two files claim one id: acting on either could be acting on the wrong one
+		paths := make([]string, len(exact))
+		for i, r := range exact {
+			paths[i] = r.Path
+		}
+		sort.Strings(paths)
+		return Ref{}, &AmbiguousIDError{Prefix: prefix, Matches: paths, Duplicate: true}
 	}
 	switch len(found) {
 	case 0:
@@ -100,11 +135,20 @@ func Get(r *gitstore.Repo, id string) (*Learning, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := r.ReadBlob(ref.Blob)
+	return Read(r, ref.Path, ref.Blob)
+}
+
+// Read parses the learning file at path whose blob is id. A file over MaxFileBytes is
+// refused before it is read.
+func Read(r *gitstore.Repo, path string, id plumbing.Hash) (*Learning, []byte, error) {
+	if n, err := r.BlobSize(id); err == nil && n > MaxFileBytes {
+		return nil, nil, &FieldError{Path: path, Msg: fmt.Sprintf("the file is %d bytes; a learning may be at most %d", n, MaxFileBytes)}
+	}
+	raw, err := r.ReadBlob(id)
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := Parse(ref.Path, raw)
+	l, err := Parse(path, raw)
 	return l, raw, err
 }
 
@@ -116,14 +160,14 @@ func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
 		return nil, nil, err
 	}
 	for _, ref := range refs(files) {
-		raw, err := r.ReadBlob(ref.Blob)
-		if err != nil {
-			return nil, nil, err
-		}
-		l, err := Parse(ref.Path, raw)
-		if err != nil {
+		l, _, err := Read(r, ref.Path, ref.Blob)
+		var fe *FieldError
+		switch {
+		case errors.As(err, &fe):
 			bad = append(bad, err)
 			continue
+		case err != nil:
+			return nil, nil, err
 		}
 		all = append(all, l)
 	}
@@ -202,7 +246,7 @@ func Change(ctx context.Context, r *gitstore.Repo, ids []string, fn func([]*Lear
 // to now. A changed project moves the file. If the file changed meanwhile, the edit is
 // refused rather than overwriting someone else's change.
 func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited []byte) (plumbing.Hash, *Learning, error) {
-	l, err := Parse(old.RelPath(), edited)
+	l, err := parse(old.RelPath(), edited, false)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
