@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // hashObject returns git's id of an object of type typ holding data.
@@ -79,13 +78,9 @@ func (r *Repo) commitTree(id plumbing.Hash) (plumbing.Hash, error) {
 	if id.IsZero() {
 		return plumbing.ZeroHash, nil
 	}
-	o, err := r.storer.EncodedObject(plumbing.CommitObject, id)
+	c, err := r.readCommit(id)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", id, err)
-	}
-	var c object.Commit
-	if err := c.Decode(o); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", id, err)
+		return plumbing.ZeroHash, err
 	}
 	return c.TreeHash, nil
 }

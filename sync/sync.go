@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 )
@@ -47,6 +49,9 @@ type Result struct {
 	Pushed       bool     `json:"pushed"`
 	Rounds       int      `json:"rounds"`
 	MergeCommits int      `json:"merge_commits"`
+	// Notes say what the sync did not take as the remote has it: settings that do not load
+	// (this machine's copy kept), local keys in the remote's reflect.toml (ignored).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Errors a sync returns (wrapped with the detail).
@@ -147,6 +152,7 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 	defer closeGit()
 	branch := "refs/heads/main"
 	tracking := "refs/remotes/" + name + "/main"
+	q := quarantine(root, g, tracking)
 	err = g.FetchContext(ctx, &gogit.FetchOptions{RemoteName: name, Auth: a,
 		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + branch + ":" + tracking)}})
 	switch {
@@ -169,7 +175,15 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 		return nil, err
 	}
 	if !remote.IsZero() && remote != local {
-		in, action, err := integrate(ctx, r, g, local, remote)
+		in, action, err := integrate(ctx, r, g, local, remote, res)
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			r.Close()
+			if qerr := q.drop(); qerr != nil {
+				return nil, fmt.Errorf("%w (and removing what the fetch brought failed: %v)", err, qerr)
+			}
+			return nil, err
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -215,36 +229,80 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 }
 
 // integrate brings remote into local: nothing when local already has it, a fast-forward
-// when local has nothing of its own, else a merge commit.
-func integrate(ctx context.Context, r *gitstore.Repo, g *gogit.Repository, local, remote plumbing.Hash) (in []string, action string, err error) {
-	if local.IsZero() {
+// when local has nothing of its own, else a merge commit. What the remote changed is checked
+// first (checkIncoming) and where its learnings came from recorded (recordArrivals), before
+// anything is written.
+func integrate(ctx context.Context, r *gitstore.Repo, g *gogit.Repository, local, remote plumbing.Hash, res *Result) (in []string, action string, err error) {
+	base := local // a fast-forward, or a first sync that takes everything
+	if !local.IsZero() {
+		lc, err := g.CommitObject(local)
+		if err != nil {
+			return nil, "", err
+		}
+		rc, err := g.CommitObject(remote)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok, err := rc.IsAncestor(lc); err != nil || ok {
+			return nil, "up-to-date", err
+		}
+		ok, err := lc.IsAncestor(rc)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			bases, err := lc.MergeBase(rc)
+			if err != nil {
+				return nil, "", err
+			}
+			base = plumbing.ZeroHash
+			if len(bases) > 0 {
+				base = bases[0].Hash
+			}
+		}
+	}
+	trees := [3]plumbing.Hash{}
+	for i, c := range []plumbing.Hash{base, local, remote} {
+		if trees[i], err = r.TreeOf(c, ""); err != nil {
+			return nil, "", err
+		}
+	}
+	theirs, err := r.DiffTrees(trees[0], trees[2], "")
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkIncoming(r, theirs, local, trees[1], trees[2], remote, base); err != nil {
+		return nil, "", err
+	}
+	keepSettings, notes, err := sharedSettings(r, theirs)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, n := range notes {
+		if !slices.Contains(res.Notes, n) { // a later round finds the same
+			res.Notes = append(res.Notes, n)
+		}
+	}
+	// recorded before the learnings land: a sync that dies between the two leaves a record
+	// of a version not yet here, never a learning that passes for this machine's own
+	if err := recordArrivals(r, theirs, remote, base, time.Now()); err != nil {
+		return nil, "", fmt.Errorf("record where the incoming learnings come from: %w", err)
+	}
+	switch {
+	case base == local && local.IsZero():
+		in, action, err = fastForward(ctx, r, local, remote)
+		if err == nil && keepSettings { // nothing of this machine's to keep: start from the defaults
+			_, err = r.Commit(ctx, "sync: the remote's reflect.toml does not load: replaced by the defaults", map[string][]byte{config.FileName: []byte(config.DefaultFile)})
+		}
+		return in, action, err
+	case base == local && !keepSettings:
 		return fastForward(ctx, r, local, remote)
 	}
-	lc, err := g.CommitObject(local)
-	if err != nil {
-		return nil, "", err
+	keep := map[string]bool{}
+	if keepSettings {
+		keep[config.FileName] = true
 	}
-	rc, err := g.CommitObject(remote)
-	if err != nil {
-		return nil, "", err
-	}
-	if ok, err := rc.IsAncestor(lc); err != nil || ok {
-		return nil, "up-to-date", err
-	}
-	if ok, err := lc.IsAncestor(rc); err != nil {
-		return nil, "", err
-	} else if ok {
-		return fastForward(ctx, r, local, remote)
-	}
-	bases, err := lc.MergeBase(rc)
-	if err != nil {
-		return nil, "", err
-	}
-	var base plumbing.Hash
-	if len(bases) > 0 {
-		base = bases[0].Hash
-	}
-	return merge(ctx, r, base, remote)
+	return merge(ctx, r, base, remote, keep)
 }
 
 // fastForward moves local to remote, writing only the files that differ.
@@ -280,8 +338,9 @@ func fastForward(ctx context.Context, r *gitstore.Repo, local, remote plumbing.H
 }
 
 // merge commits the union of both sides' changes since base, file by file, with remote as
-// the second parent.
-func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash) ([]string, string, error) {
+// the second parent. The paths of keep stay as this side has them (a reflect.toml the remote
+// brings that does not load).
+func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash, keep map[string]bool) ([]string, string, error) {
 	var in []string
 	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		in = nil
@@ -313,6 +372,8 @@ func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash) ([
 		for _, c := range theirs {
 			m, changedHere := mine[c.Path]
 			switch {
+			case keep[c.Path]:
+				continue
 			case !changedHere:
 				if err := stage(r, tx, c); err != nil {
 					return "", err
@@ -341,7 +402,13 @@ func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash) ([
 				if err != nil {
 					return "", err
 				}
-				tx.Write(c.Path, mergeFile(c.Path, baseData, a, b))
+				merged := mergeFile(c.Path, baseData, a, b)
+				if c.Path == config.FileName {
+					if _, _, err := config.ParseShared(config.FileName, merged); err != nil {
+						merged = a // the two together do not load: this side's stands
+					}
+				}
+				tx.Write(c.Path, merged)
 			}
 			in = append(in, c.Path)
 		}
@@ -349,6 +416,9 @@ func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash) ([
 		msg := fmt.Sprintf("sync: merge %d changes from the remote (%s)", len(in), short(remote))
 		if both > 0 {
 			msg += fmt.Sprintf("; %d files changed on both sides, merged field by field", both)
+		}
+		for p := range keep {
+			msg += fmt.Sprintf("; kept this machine's %s (the remote's does not load)", p)
 		}
 		return msg, nil
 	})

@@ -22,7 +22,7 @@ const (
 	exitNoRepo    = 3 // no knowledge repository: run reflect init
 	exitNotFound  = 4 // unknown or ambiguous id
 	exitBusy      = 5 // another process held the repository too long
-	exitInvalid   = 6 // invalid learning, settings or edit; uncommitted changes in the way
+	exitInvalid   = 6 // invalid learning, settings or edit; uncommitted changes in the way; a file the remote holds refused
 	exitRemote    = 7 // the remote refused or could not be reached; every local commit is kept
 	exitUnhealthy = 8 // reflect doctor found a problem that stops reflect from working
 )
@@ -49,6 +49,7 @@ func exitCode(err error) int {
 		de  *gitstore.DirtyError
 		amb *learnings.AmbiguousIDError
 		sx  *install.SyntaxError
+		rf  *memsync.RefusedError
 	)
 	switch {
 	case err == nil:
@@ -65,7 +66,7 @@ func exitCode(err error) int {
 		return exitBusy
 	case errors.Is(err, memsync.ErrAuth), errors.Is(err, memsync.ErrNetwork), errors.Is(err, memsync.ErrNoRemote):
 		return exitRemote
-	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx):
+	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx), errors.As(err, &rf):
 		return exitInvalid
 	case errors.Is(err, doctor.ErrUnhealthy):
 		return exitUnhealthy

@@ -29,6 +29,9 @@ A failure keeps every local commit.`,
 				return err
 			}
 			a.afterWrite(r)
+			for _, n := range res.Notes {
+				fmt.Fprintf(a.stderr, "reflect: %s\n", n)
+			}
 			if a.json() {
 				if res.In == nil {
 					res.In = []string{}

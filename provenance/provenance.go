@@ -1,0 +1,148 @@
+// Package provenance remembers, on this machine only, which learnings arrived by sync and
+// from whom: the commit that gave each its current version, that commit's author, the machine
+// the learning says it was captured on, and who reviewed it (a merge by someone else, a hand
+// edit). sync records what comes in; recall reads it to say where each learning it injects
+// came from and to hold back unreviewed ones from other authors. A learning with no record
+// was written here. The records live under .git/reflect/provenance/, never committed: what a
+// remote holds cannot claim to be this user's own note. It never reads the learnings'
+// files, and it never decides what is injected.
+package provenance
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// Record is where one learning's current version came from.
+type Record struct {
+	Path    string    `json:"path"`
+	Blob    string    `json:"blob"`             // the version that arrived
+	Commit  string    `json:"commit,omitempty"` // the commit that made it; empty when the walk did not reach it
+	Author  string    `json:"author,omitempty"`
+	Email   string    `json:"email,omitempty"`
+	When    time.Time `json:"when,omitzero"`
+	Machine string    `json:"machine,omitempty"` // the learning's source.machine: what it claims
+	// Reviewed names who looked at it: the author of the merge that brought it in, the author
+	// of a hand edit (reflect edit), or "you" once this user edited it here.
+	Reviewed string    `json:"reviewed,omitempty"`
+	Arrived  time.Time `json:"arrived"`
+}
+
+// Dir is the records' folder under the repository's state directory.
+const Dir = "provenance"
+
+// Records are kept in buckets named by the last two characters of the learning's id (the
+// random end of a ULID: up to 1,024 small files), so that recall reads one small file for
+// each learning it weighs instead of one file for the whole memory (a clone of 50,000
+// learnings makes ~2,000 B a bucket against ~8 MB in one file).
+func bucket(id string) string {
+	if len(id) < 2 {
+		return Dir + "/_.json"
+	}
+	return Dir + "/" + strings.ToLower(id[len(id)-2:]) + ".json"
+}
+
+func readBucket(r *gitstore.Repo, name string) (map[string]Record, error) {
+	data, err := r.ReadState(name)
+	if err != nil || len(data) == 0 {
+		return map[string]Record{}, err
+	}
+	m := map[string]Record{}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return map[string]Record{}, fmt.Errorf("read %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// Of returns the record of learning id: ok is false for a learning written on this machine.
+func Of(r *gitstore.Repo, id string) (Record, bool, error) {
+	m, err := readBucket(r, bucket(id))
+	rec, ok := m[id]
+	return rec, ok, err
+}
+
+// Save records arrivals, keyed by learning id (a later arrival of the same learning replaces
+// the earlier record), and adds their authors to the memory's list.
+func Save(r *gitstore.Repo, recs map[string]Record) error {
+	byBucket := map[string][]string{}
+	for id := range recs {
+		byBucket[bucket(id)] = append(byBucket[bucket(id)], id)
+	}
+	names := make([]string, 0, len(byBucket))
+	for name := range byBucket {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var authors []string
+	for _, name := range names {
+		m, err := readBucket(r, name)
+		if err != nil {
+			m = map[string]Record{} // a torn bucket is rewritten with what arrives now
+		}
+		for _, id := range byBucket[name] {
+			m[id] = recs[id]
+			if e := recs[id].Email; e != "" {
+				authors = append(authors, e)
+			}
+		}
+		if err := write(r, name, m); err != nil {
+			return err
+		}
+	}
+	return addAuthors(r, authors)
+}
+
+// MarkReviewed records that by (a person) reviewed learning id, when it arrived by sync.
+func MarkReviewed(r *gitstore.Repo, id, by string) error {
+	name := bucket(id)
+	m, err := readBucket(r, name)
+	if err != nil {
+		return err
+	}
+	rec, ok := m[id]
+	if !ok {
+		return nil
+	}
+	rec.Reviewed = by
+	m[id] = rec
+	return write(r, name, m)
+}
+
+func write(r *gitstore.Repo, name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return r.WriteState(name, data)
+}
+
+const authorsFile = Dir + "/authors.json"
+
+// Authors lists the e-mails of every author whose learnings arrived by sync.
+func Authors(r *gitstore.Repo) []string {
+	data, _ := r.ReadState(authorsFile)
+	var out []string
+	json.Unmarshal(data, &out)
+	return out
+}
+
+func addAuthors(r *gitstore.Repo, emails []string) error {
+	all := Authors(r)
+	n := len(all)
+	for _, e := range emails {
+		if !slices.Contains(all, e) {
+			all = append(all, e)
+		}
+	}
+	if len(all) == n {
+		return nil
+	}
+	sort.Strings(all)
+	return write(r, authorsFile, all)
+}

@@ -1,0 +1,256 @@
+package sync
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
+)
+
+// What arrives from a remote is written by whoever can push to it: a teammate, a compromised
+// laptop, a mistaken force-push. Before anything of it is written here, every file it changed
+// is checked as git checks a path it checks out (gitstore.VerifyPath), for its kind (only
+// regular and executable files: a symlink could point out of the memory, a gitlink names a
+// repository reflect would never fetch) and its size; a learning must sit at a valid project
+// key and claim an id no other file claims. One refused file stops the sync before it writes
+// or pushes anything.
+
+// Size caps on what a remote may bring, by where it lives.
+const (
+	maxQueueBytes = 4 << 20 // a queue entry: a digest is at most 1 MiB (config caps it), with its metadata
+	maxOtherBytes = 1 << 20 // reflect.toml and whatever else a person keeps at the root
+)
+
+// RefusedError is a file the remote holds that this machine will not write.
+type RefusedError struct {
+	Path   string
+	Reason string
+	Commit plumbing.Hash // the commit that brought it, when the walk found it
+	Author string
+}
+
+func (e *RefusedError) Error() string {
+	by := ""
+	if !e.Commit.IsZero() {
+		by = fmt.Sprintf(" (brought by commit %s by %s)", short(e.Commit), e.Author)
+	}
+	return fmt.Sprintf("refused what the remote holds: %s: %s%s; nothing was written or pushed: remove it on the remote (git rm, commit, push) and sync again", e.Path, e.Reason, by)
+}
+
+// checkIncoming checks the files the remote changed since base (theirs), in the tree they
+// lead to (remoteTree) merged with what this side holds (localTree).
+func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localTree, remoteTree, remote, base plumbing.Hash) error {
+	refuse := func(c gitstore.Change, format string, args ...any) error {
+		e := &RefusedError{Path: c.Path, Reason: fmt.Sprintf(format, args...)}
+		stop := func(id plumbing.Hash) bool { return id == base }
+		if o, err := r.Origins(remote, map[string]plumbing.Hash{c.Path: c.To}, stop, 10_000); err == nil {
+			if o, ok := o[c.Path]; ok {
+				e.Commit, e.Author = o.Commit, fmt.Sprintf("%s <%s>", o.Author, o.Email)
+			}
+		}
+		return e
+	}
+	added := map[string]string{} // id → path of a learning the remote added
+	for _, c := range theirs {
+		if c.To.IsZero() {
+			continue
+		}
+		if err := gitstore.VerifyPath(c.Path); err != nil {
+			return refuse(c, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("path %q: ", c.Path)))
+		}
+		if c.Mode != filemode.Regular && c.Mode != filemode.Executable {
+			return refuse(c, "a %s; reflect writes only regular files", gitstore.FileKind(c.Mode))
+		}
+		limit := int64(maxOtherBytes)
+		id, isLearning := learnings.IDFromPath(c.Path)
+		switch {
+		case isLearning:
+			limit = learnings.MaxFileBytes
+			key := strings.TrimSuffix(strings.TrimPrefix(path.Dir(c.Path), learnings.Dir+"/"), "/")
+			if !learnings.ValidProjectKey(key) {
+				return refuse(c, "learnings/%s is not a project key reflect makes", key)
+			}
+			if c.From.IsZero() {
+				added[id] = c.Path
+			}
+		case strings.HasPrefix(c.Path, "queue/"):
+			limit = maxQueueBytes
+		}
+		if n, err := r.BlobSize(c.To); err != nil {
+			return err
+		} else if n > limit {
+			return refuse(c, "%d bytes, over the %d a file there may hold", n, limit)
+		}
+		if base != localHead {
+			if err := clash(r, c, localTree); err != nil {
+				return refuse(c, "%v", err)
+			}
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	// an added learning must not claim the id of a file that stays: recall and every
+	// command would take one for the other
+	for _, tree := range []plumbing.Hash{remoteTree, localTree} {
+		files, err := r.WalkTree(tree, learnings.Dir)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			id, ok := learnings.IDFromPath(f.Path)
+			if p, dup := added[id]; ok && dup && p != f.Path && stays(f.Path, theirs) {
+				for _, c := range theirs {
+					if c.Path == p {
+						return refuse(c, "claims id %s, which %s already has", id, f.Path)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// clash finds where a file the remote brings meets this side's tree the other way round: a
+// directory here where the remote has a file, or a file here where the remote has a
+// directory on its path. Neither side can win without losing the other's content.
+func clash(r *gitstore.Repo, c gitstore.Change, localTree plumbing.Hash) error {
+	if mode, ok, err := r.Entry(localTree, c.Path); err != nil {
+		return err
+	} else if ok && mode == filemode.Dir {
+		return fmt.Errorf("a file on the remote, a directory here")
+	}
+	for dir := path.Dir(c.Path); dir != "."; dir = path.Dir(dir) {
+		if mode, ok, err := r.Entry(localTree, dir); err != nil {
+			return err
+		} else if ok && mode != filemode.Dir {
+			return fmt.Errorf("%s is a file here and a directory on the remote", dir)
+		}
+	}
+	return nil
+}
+
+// stays reports whether a file is not deleted by the remote's changes.
+func stays(p string, theirs []gitstore.Change) bool {
+	for _, c := range theirs {
+		if c.Path == p {
+			return !c.To.IsZero()
+		}
+	}
+	return true
+}
+
+// sharedSettings checks the reflect.toml the remote brings: a file this reflect rejects is
+// not taken (the local copy is kept, and the sync says why), and the local keys it holds are
+// named (they are ignored wherever it is read).
+func sharedSettings(r *gitstore.Repo, theirs []gitstore.Change) (keep bool, notes []string, err error) {
+	for _, c := range theirs {
+		if c.Path != config.FileName || c.To.IsZero() {
+			continue
+		}
+		data, err := r.ReadBlob(c.To)
+		if err != nil {
+			return false, nil, err
+		}
+		_, warnings, perr := config.ParseShared(config.FileName, data)
+		for _, w := range warnings {
+			notes = append(notes, fmt.Sprintf("the remote's %s sets %s, which is local to each machine: ignored here", config.FileName, w.Key))
+		}
+		if perr != nil {
+			notes = append(notes, fmt.Sprintf("the remote's %s does not load (%v): kept this machine's copy", config.FileName, perr))
+			return true, notes, nil
+		}
+	}
+	return false, notes, nil
+}
+
+// recordArrivals remembers, for every learning that came in, the commit that made its new
+// version and who wrote it (see package provenance).
+func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plumbing.Hash, now time.Time) error {
+	want := map[string]plumbing.Hash{}
+	for _, c := range theirs {
+		if _, ok := learnings.IDFromPath(c.Path); ok && !c.To.IsZero() {
+			want[c.Path] = c.To
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	stop := func(id plumbing.Hash) bool { return id == base }
+	origins, err := r.Origins(remote, want, stop, 10_000)
+	if err != nil {
+		return err
+	}
+	recs := map[string]provenance.Record{}
+	for p, blob := range want {
+		id, _ := learnings.IDFromPath(p)
+		rec := provenance.Record{Path: p, Blob: blob.String(), Arrived: now.UTC()}
+		if o, ok := origins[p]; ok {
+			rec.Commit, rec.Author, rec.Email, rec.When = o.Commit.String(), o.Author, o.Email, o.When.UTC()
+			switch {
+			case o.MergedBy != "" && o.MergedBy != o.Email:
+				rec.Reviewed = o.MergedBy
+			case strings.HasPrefix(o.Subject, "edit: "): // a person's hand edit (reflect edit)
+				rec.Reviewed = o.Email
+			}
+		}
+		if l, _, err := learnings.Read(r, p, blob); err == nil {
+			rec.Machine = l.Source.Machine
+		}
+		recs[id] = rec
+	}
+	return provenance.Save(r, recs)
+}
+
+// fetched is what a fetch may add: the pack files that were not there before it, and the
+// tracking ref it moves. When the sync refuses what came, drop takes both back, so that
+// nothing of the refused history stays in the repository (git fsck --strict checks every
+// object, reachable or not, and would report a tree that holds ".GIT").
+type fetched struct {
+	packDir  string
+	before   map[string]bool
+	g        *gogit.Repository
+	tracking plumbing.ReferenceName
+	old      *plumbing.Reference
+}
+
+func quarantine(root string, g *gogit.Repository, tracking string) *fetched {
+	f := &fetched{packDir: filepath.Join(root, ".git", "objects", "pack"), before: map[string]bool{}, g: g,
+		tracking: plumbing.ReferenceName(tracking)}
+	names, _ := filepath.Glob(filepath.Join(f.packDir, "pack-*"))
+	for _, n := range names {
+		f.before[n] = true
+	}
+	f.old, _ = g.Reference(f.tracking, false)
+	return f
+}
+
+func (f *fetched) drop() error {
+	if f.old != nil {
+		if err := f.g.Storer.SetReference(f.old); err != nil {
+			return err
+		}
+	} else if err := f.g.Storer.RemoveReference(f.tracking); err != nil {
+		return err
+	}
+	names, _ := filepath.Glob(filepath.Join(f.packDir, "pack-*"))
+	for _, n := range names {
+		if !f.before[n] {
+			if err := os.Remove(n); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
