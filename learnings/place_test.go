@@ -25,7 +25,7 @@ func TestParseAgreesWithItsPlace(t *testing.T) {
 			data: strings.Replace(canonical, "project: github.com/acme/auth-service", "project: _global", 1), project: "github.com/other/x",
 			warn: `field project says "_global" but the file is under learnings/github.com/other/x/`},
 		{name: "a body over the cap is kept, with a warning", path: "learnings/_global/" + id + ".md",
-			data: strings.Replace(canonical, "project: github.com/acme/auth-service", "project: _global", 1) + strings.Repeat("long ", MaxBodyBytes/5+10),
+			data:    strings.Replace(canonical, "project: github.com/acme/auth-service", "project: _global", 1) + strings.Repeat("long ", MaxBodyBytes/5+10),
 			project: "_global", warn: "only its first 32768 are indexed and recalled"},
 		{name: "a file over the cap", path: "learnings/_global/" + id + ".md", data: canonical + strings.Repeat("x", MaxFileBytes),
 			err: "a learning may be at most 262144"},
