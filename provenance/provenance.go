@@ -87,9 +87,11 @@ func Save(r *gitstore.Repo, recs map[string]Record) error {
 		}
 		for _, id := range byBucket[name] {
 			m[id] = recs[id]
-			if e := recs[id].Email; e != "" {
-				authors = append(authors, e)
+			e := recs[id].Email
+			if e == "" {
+				e = UnknownAuthor // the walk did not reach its commit: someone, not known to be this user
 			}
+			authors = append(authors, e)
 		}
 		if err := write(r, name, m); err != nil {
 			return err
@@ -123,6 +125,9 @@ func write(r *gitstore.Repo, name string, v any) error {
 }
 
 const authorsFile = Dir + "/authors.json"
+
+// UnknownAuthor stands in Authors for learnings whose commit a sync's walk did not reach.
+const UnknownAuthor = "(unknown)"
 
 // Authors lists the e-mails of every author whose learnings arrived by sync.
 func Authors(r *gitstore.Repo) []string {

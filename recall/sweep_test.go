@@ -37,7 +37,7 @@ func TestSweep(t *testing.T) {
 					for k := range res.Candidates {
 						res.Candidates[k].Kept = false
 					}
-					pick(res, nil, config.Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: mc})
+					pick(res, nil, config.Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: mc}, nil)
 					h := i % 2
 					rel, ok := map[string]bool{}, map[string]bool{}
 					for _, k := range q.Relevant {

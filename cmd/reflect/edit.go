@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 )
 
 func (a *app) editCmd() *cobra.Command {
@@ -55,6 +56,10 @@ the file.`,
 			}
 			a.afterWrite(r)
 			os.Remove(tmp.Name())
+			// a person read it and saved it: a learning that arrived by sync is reviewed now
+			if err := provenance.MarkReviewed(r, l.ID, "you"); err != nil {
+				a.log.Warn("record the review", "id", l.ID, "err", err)
+			}
 			if a.json() {
 				return a.printJSON(map[string]string{"id": l.ID, "path": l.RelPath(), "commit": commit.String()})
 			}
