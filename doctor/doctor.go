@@ -20,10 +20,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/reflect-memory/reflect/config"
@@ -431,6 +433,7 @@ func (d *doctor) repository(ctx context.Context) (*gitstore.Repo, bool) {
 			n++
 		}
 	}
+	files = d.paths(r, files)
 	dirty, objects := d.objects(ctx, r, files)
 	state := "healthy"
 	if objects.Severity != OK {
@@ -458,8 +461,56 @@ func (d *doctor) repository(ctx context.Context) (*gitstore.Repo, bool) {
 	} else {
 		d.add(Finding{Check: "learnings", Severity: OK, Message: fmt.Sprintf("every learning parses (%d)", len(all))})
 	}
+	var notes []string
+	for _, l := range all {
+		for _, w := range l.Warnings {
+			notes = append(notes, l.RelPath()+": "+w)
+		}
+	}
+	if len(notes) > 0 {
+		d.add(Finding{Check: "learnings", Severity: Warn, Details: notes,
+			Message: fmt.Sprintf("%s hold what a reviewer should know", count(len(notes), "learning")),
+			Fix:     fmt.Sprintf("%s ID, or correct the file in %s and commit", d.reflect("edit"), r.Root())})
+	}
+	if dups, err := learnings.DuplicateIDs(r); err == nil && len(dups) > 0 {
+		var lines []string
+		for id, paths := range dups {
+			lines = append(lines, id+": "+strings.Join(paths, ", "))
+		}
+		sort.Strings(lines)
+		d.add(Finding{Check: "ids", Severity: Error, Details: lines,
+			Message: fmt.Sprintf("%s claimed by more than one file: commands refuse the id and recall may show either", count(len(dups), "id")),
+			Fix:     fmt.Sprintf("git -C %s rm the file that should not be there, and commit", r.Root())})
+	}
 	d.learnings = len(all)
 	return r, true
+}
+
+// paths checks that every file of HEAD is one reflect would accept from a remote: a path git
+// checks out safely everywhere, a regular or executable file. A symlink, a gitlink or a
+// .git-like path committed by hand (git add) is an error: sync refuses to take one, so the
+// other laptops could not sync this one's history. It returns the files whose content can be
+// read back (gitlinks have none here).
+func (d *doctor) paths(r *gitstore.Repo, files []gitstore.File) []gitstore.File {
+	var bad []string
+	kept := files[:0:0]
+	for _, f := range files {
+		switch err := gitstore.VerifyPath(f.Path); {
+		case err != nil:
+			bad = append(bad, err.Error())
+		case f.Mode != filemode.Regular && f.Mode != filemode.Executable:
+			bad = append(bad, fmt.Sprintf("%s: a %s", f.Path, gitstore.FileKind(f.Mode)))
+		}
+		if f.Mode != filemode.Submodule {
+			kept = append(kept, f)
+		}
+	}
+	if len(bad) > 0 {
+		d.add(Finding{Check: "paths", Severity: Error, Details: bad,
+			Message: fmt.Sprintf("%s reflect would refuse from a remote (the other laptops' syncs will stop on them)", count(len(bad), "file")),
+			Fix:     fmt.Sprintf("git -C %s rm --cached each one, commit, then reflect sync", r.Root())})
+	}
+	return kept
 }
 
 // settings checks that both settings files load, and names the keys they hold that reflect

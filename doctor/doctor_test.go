@@ -258,6 +258,39 @@ func TestRun(t *testing.T) {
 			want: []want{{"settings", Error, "reflect.toml:", "commit"}},
 		},
 		{
+			name: "a second file claims a learning's id",
+			brk: func(t *testing.T, s *setup) {
+				f := s.aLearning(t)
+				data, _ := s.r.ReadBlob(f.ID)
+				id, _ := learnings.IDFromPath(f.Path)
+				s.commit(t, map[string][]byte{"learnings/_global/" + id + ".md": data})
+				s.reindex(t)
+			},
+			want: []want{{"ids", Error, "1 id claimed by more than one file", "rm"}, {"learnings", Warn, "field project says", "edit"}},
+		},
+		{
+			name: "a learning under another project's directory",
+			brk: func(t *testing.T, s *setup) {
+				f := s.aLearning(t)
+				data, _ := s.r.ReadBlob(f.ID)
+				id, _ := learnings.IDFromPath(f.Path)
+				s.commit(t, map[string][]byte{f.Path: nil, "learnings/github.com/other/x/" + id + ".md": data})
+				s.reindex(t)
+			},
+			want: []want{{"learnings", Warn, "1 learning hold what a reviewer should know", "edit"}},
+		},
+		{
+			name: "a symlink committed by hand",
+			brk: func(t *testing.T, s *setup) {
+				if err := os.Symlink("/etc/passwd", filepath.Join(s.home, "passwd")); err != nil {
+					t.Fatal(err)
+				}
+				gitCmd(t, s.home, "add", "passwd")
+				gitCmd(t, s.home, "commit", "-qm", "a link")
+			},
+			want: []want{{"paths", Error, "1 file reflect would refuse from a remote", "rm --cached"}},
+		},
+		{
 			name: "local settings that do not load",
 			brk: func(t *testing.T, s *setup) {
 				os.WriteFile(s.r.LocalSettingsPath(), []byte("[drain]\nattempts = \"many\"\n"), 0o644)
@@ -484,5 +517,12 @@ func TestReflectProgram(t *testing.T) {
 		if ok != tc.ok || ok && prog != tc.prog {
 			t.Errorf("install.HookProgram(%q, %s) = %q, %v; want %q, %v", tc.command, tc.harness, prog, ok, tc.prog, tc.ok)
 		}
+	}
+}
+
+func gitCmd(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }

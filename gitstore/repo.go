@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -218,7 +219,8 @@ func (r *Repo) readAt(root plumbing.Hash, path string) ([]byte, error) {
 // File is a file of HEAD found by Walk.
 type File struct {
 	Path string
-	ID   plumbing.Hash // blob id
+	ID   plumbing.Hash     // blob id (a commit id for a gitlink)
+	Mode filemode.FileMode // regular or executable, unless a tree reflect did not write holds more
 }
 
 // Walk lists the files of HEAD under dir (recursively), in path order.
@@ -257,7 +259,7 @@ func (r *Repo) walkAt(root plumbing.Hash, dir string) ([]File, error) {
 					return err
 				}
 			} else {
-				out = append(out, File{Path: p, ID: e.hash})
+				out = append(out, File{Path: p, ID: e.hash, Mode: e.mode})
 			}
 		}
 		return nil
