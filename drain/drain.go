@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
 // Proposal is one learning an extractor proposes for an entry.
@@ -26,6 +27,18 @@ type Proposal struct {
 	DuplicateOf string `json:"duplicate_of,omitempty"`
 	// Supersedes are ids of existing learnings this one replaces.
 	Supersedes []string `json:"supersedes,omitempty"`
+}
+
+// redact replaces the secrets in what an extractor wrote. Its input was redacted, but an LLM
+// extractor is a CLI agent that can read files and run commands of its own accord, and what
+// it answers goes into learnings, tags and commit subjects.
+func (p *Proposal) redact() {
+	p.Title, p.Body = redact.String(p.Title), redact.String(p.Body)
+	for _, list := range [][]string{p.Tags, p.Entities, p.Files} {
+		for i := range list {
+			list[i] = redact.String(list[i])
+		}
+	}
 }
 
 // Existing is a learning of the entry's project (or a global one) that an extractor is

@@ -20,6 +20,7 @@ import (
 	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
 // ErrBusy means another drain holds the drain lock; this one did nothing.
@@ -199,7 +200,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string)
 		return res, "interrupted"
 	}
 	if err != nil {
-		res.Failed = err.Error()
+		res.Failed = redact.String(err.Error()) // it may quote the extractor's output
 		_, cerr := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 			if _, err := tx.Read(it.Path); err != nil {
 				return "", nil // gone meanwhile (drained elsewhere and synced)
@@ -309,6 +310,9 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 	e := it.Entry
 	now := w.o.Now()
 	host, _ := os.Hostname()
+	for i := range props {
+		props[i].redact()
+	}
 	_, err := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		res.Learned, res.Merged, res.Superseded = nil, nil, nil // fn may run again
 		if _, err := tx.Read(it.Path); err != nil {

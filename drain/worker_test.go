@@ -145,6 +145,35 @@ func TestDrainOneCommitPerEntry(t *testing.T) {
 
 func atoi(s string) int { var n int; fmt.Sscan(s, &n); return n }
 
+// TestExtractorSecretsAreRedacted has an extractor answer with secrets it did not get from
+// the (redacted) entry, as an agent that read a file would, and fail with one in its error.
+func TestExtractorSecretsAreRedacted(t *testing.T) {
+	const (
+		vault  = "hvs.CAESID1hP0LuK0o3gW0-dPXrtvS8ZlPz8f4CD5wRvwe6g7NgnMDOCoy"
+		twilio = "SK2b92bcd013e7b2fad6e57dd6d987df49"
+	)
+	r := newRepo(t, "")
+	enqueue(t, r, 2, "github.com/acme/widgets")
+	run(t, r, &fake{name: "fake", answer: func(calls int, in Input) ([]Proposal, error) {
+		if calls > 1 {
+			return nil, errors.New("unusable answer: export TWILIO_API_KEY=" + twilio)
+		}
+		return []Proposal{{Title: "Log in with " + vault, Body: "Set TWILIO_API_KEY=" + twilio, Kind: "fix", Confidence: "high",
+			Tags: []string{"vault " + vault}, Entities: []string{twilio}, Files: []string{"config/" + vault}}}, nil
+	}})
+	objects := git(t, r.Root(), "log", "--all", "-p", "--format=%B")
+	for _, secret := range []string{vault, twilio} {
+		if strings.Contains(objects, secret) {
+			t.Errorf("%.20s… was committed:\n%s", secret, objects)
+		}
+	}
+	for _, want := range []string{"learn: Log in with [REDACTED:vault-token]", "failed after", "[REDACTED:twilio-api-key]"} {
+		if !strings.Contains(objects, want) {
+			t.Errorf("no %q in the history:\n%s", want, objects)
+		}
+	}
+}
+
 func TestFailedForGoodAndRetry(t *testing.T) {
 	r := newRepo(t, "[drain]\nattempts = 3\n")
 	ids := enqueue(t, r, 2, "github.com/acme/widgets")

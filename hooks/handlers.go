@@ -38,8 +38,8 @@ func (e *event) onToolResult() error {
 	w := watch{
 		Until:  e.now.Add(e.cfg.Hooks.CorrectionWindow.Std()).UTC(),
 		Tool:   e.ToolName,
-		Input:  redact.String(queue.Clip(inputText(e.ToolInput), 600)),
-		Output: redact.String(queue.Clip(output, 1200)),
+		Input:  queue.Clip(redact.String(inputText(e.ToolInput)), 600),
+		Output: queue.Clip(redact.String(output), 1200),
 	}
 	data, _ := json.Marshal(w)
 	e.report.Armed = true
@@ -48,14 +48,20 @@ func (e *event) onToolResult() error {
 
 // onPrompt commits an explicit "remember: …" at once, and a correction when the watcher is
 // armed; either is one commit, with no LLM.
+//
+// The prompt is redacted before anything is made of it. A title cut at 80 characters or
+// capitalised ("hvs.…" becomes "Hvs.…") keeps a piece of a secret that no longer has the
+// secret's shape, so redacting the title afterwards let it through to the commit subject;
+// so did clipping a long prompt before redacting it. Redaction runs at about 100 MB/s, so
+// even a pasted megabyte costs the prompt 10 ms.
 func (e *event) onPrompt(ctx context.Context) error {
-	prompt := strings.TrimSpace(e.Prompt)
+	prompt := redact.String(strings.TrimSpace(e.Prompt))
 	if prompt == "" {
 		return nil
 	}
 	if note, ok := RememberNote(prompt); ok {
 		l := e.newLearning(TitleFromNote(note), learnings.KindRule, learnings.ConfidenceMedium)
-		l.Body = redact.String(note) + "\n\n" + e.said() + "\n"
+		l.Body = note + "\n\n" + e.said() + "\n"
 		return e.commitLearning(ctx, l, "remember")
 	}
 	data, err := e.repo.ReadState(e.watchPath())
@@ -88,7 +94,7 @@ func (e *event) onPrompt(ctx context.Context) error {
 	if w.Output != "" {
 		fmt.Fprintf(&b, "\nIt said:\n\n```\n%s\n```\n", w.Output)
 	}
-	fmt.Fprintf(&b, "\nthe user corrected the agent:\n\n> %s\n\n%s\n", strings.ReplaceAll(redact.String(queue.Clip(prompt, 1500)), "\n", "\n> "), e.said())
+	fmt.Fprintf(&b, "\nthe user corrected the agent:\n\n> %s\n\n%s\n", strings.ReplaceAll(queue.Clip(prompt, 1500), "\n", "\n> "), e.said())
 	l.Body = b.String()
 	if err := e.commitLearning(ctx, l, "correction"); err != nil {
 		return err
@@ -102,7 +108,7 @@ func (e *event) said() string {
 }
 
 func (e *event) newLearning(title string, kind learnings.Kind, conf learnings.Confidence) *learnings.Learning {
-	l := learnings.New(redact.String(title), e.project(), e.now)
+	l := learnings.New(title, e.project(), e.now)
 	l.Kind, l.Confidence = kind, conf
 	host, _ := os.Hostname()
 	_, commit := recall.GitHead(e.CWD)

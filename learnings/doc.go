@@ -9,7 +9,7 @@
 // survive, and git diffs show exactly what reflect changed.
 //
 // store.go finds, reads and commits learnings through gitstore, always as
-// validated, rendered files and always one commit per change; nothing here
+// redacted, validated, rendered files and always one commit per change; nothing here
 // writes the work tree or the git directory directly. The only other I/O is
 // ProjectKey, which reads the git config of a working directory.
 package learnings

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
 // Dir is the folder of the knowledge repository that holds the learnings.
@@ -174,8 +175,10 @@ func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
 	return all, bad, nil
 }
 
-// Create validates l and commits it as a new file with message.
+// Create redacts l, validates it and commits it as a new file with message, redacted too.
 func Create(ctx context.Context, r *gitstore.Repo, l *Learning, message string) (plumbing.Hash, error) {
+	l.redact()
+	message = redact.String(message)
 	if err := l.Validate(); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -243,13 +246,14 @@ func Change(ctx context.Context, r *gitstore.Repo, ids []string, fn func([]*Lear
 
 // SaveEdit commits a person's edit of old (whose file held base when the edit began). The
 // edit must parse and validate and keep the id; if it does not change `updated`, it is set
-// to now. A changed project moves the file. If the file changed meanwhile, the edit is
-// refused rather than overwriting someone else's change.
+// to now; a secret pasted into it is redacted. A changed project moves the file. If the file
+// changed meanwhile, the edit is refused rather than overwriting someone else's change.
 func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited []byte) (plumbing.Hash, *Learning, error) {
 	l, err := parse(old.RelPath(), edited, false)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
+	l.redact()
 	if l.ID != old.ID {
 		return plumbing.ZeroHash, nil, &FieldError{Path: old.RelPath(), Field: "id",
 			Msg: fmt.Sprintf("the id of a learning never changes (was %s, now %s)", old.ID, l.ID)}
@@ -276,4 +280,17 @@ func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited
 		return "edit: " + l.Title + " (" + l.ID + ")", nil
 	})
 	return commit, l, err
+}
+
+// redact replaces the secrets in what a person or an agent wrote into a learning: the title
+// (which the commit subject repeats), the body, tags and entities. The hooks redact what they
+// capture, but `reflect add`, an edit and whatever else commits a learning come through here,
+// and a secret in a commit is pushed with it.
+func (l *Learning) redact() {
+	l.Title, l.Body = redact.String(l.Title), redact.String(l.Body)
+	for _, list := range [][]string{l.Tags, l.Entities} {
+		for i := range list {
+			list[i] = redact.String(list[i])
+		}
+	}
 }

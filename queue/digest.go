@@ -55,7 +55,7 @@ func BuildDigest(msgs []transcript.Message, budget int) Digest {
 	awaitingFollowup := false
 	flush := func() {
 		if lastText != "" {
-			d.Notes = append(d.Notes, Note{Kind: NoteConclusion, Text: Clip(lastText, maxConclusion), At: lastAt})
+			d.Notes = append(d.Notes, Note{Kind: NoteConclusion, Text: redactClip(lastText, maxConclusion), At: lastAt})
 			lastText = ""
 		}
 	}
@@ -71,7 +71,7 @@ func BuildDigest(msgs []transcript.Message, budget int) Digest {
 			}
 			flush()
 			awaitingFollowup = false
-			d.Notes = append(d.Notes, Note{Kind: NotePrompt, Text: Clip(text, maxPrompt), At: m.Timestamp})
+			d.Notes = append(d.Notes, Note{Kind: NotePrompt, Text: redactClip(text, maxPrompt), At: m.Timestamp})
 			d.Prompts++
 		case m.Role == transcript.RoleAssistant && m.Kind == transcript.KindText:
 			text := strings.TrimSpace(m.Text)
@@ -79,14 +79,14 @@ func BuildDigest(msgs []transcript.Message, budget int) Digest {
 				continue
 			}
 			if awaitingFollowup {
-				d.Notes = append(d.Notes, Note{Kind: NoteFollowup, Text: Clip(text, maxConclusion), At: m.Timestamp})
+				d.Notes = append(d.Notes, Note{Kind: NoteFollowup, Text: redactClip(text, maxConclusion), At: m.Timestamp})
 				awaitingFollowup = false
 			}
 			lastText, lastAt = text, m.Timestamp
 		case m.Kind == transcript.KindToolCall:
 			calls[m.CallID] = m
 			if awaitingFollowup {
-				d.Notes = append(d.Notes, Note{Kind: NoteFollowup, Tool: m.ToolName, Input: Clip(m.ToolInput, maxInput), At: m.Timestamp})
+				d.Notes = append(d.Notes, Note{Kind: NoteFollowup, Tool: m.ToolName, Input: redactClip(m.ToolInput, maxInput), At: m.Timestamp})
 				awaitingFollowup = false
 			}
 		case m.Kind == transcript.KindToolResult && m.IsError:
@@ -95,17 +95,13 @@ func BuildDigest(msgs []transcript.Message, budget int) Digest {
 			if tool == "" {
 				tool = call.ToolName
 			}
-			d.Notes = append(d.Notes, Note{Kind: NoteFailure, Tool: tool, Input: Clip(call.ToolInput, maxInput),
-				Text: Clip(m.Text, maxOutput), ExitCode: m.ExitCode, At: m.Timestamp})
+			d.Notes = append(d.Notes, Note{Kind: NoteFailure, Tool: tool, Input: redactClip(call.ToolInput, maxInput),
+				Text: redactClip(m.Text, maxOutput), ExitCode: m.ExitCode, At: m.Timestamp})
 			d.Failures++
 			awaitingFollowup = true
 		}
 	}
 	flush()
-	for i := range d.Notes {
-		n := &d.Notes[i]
-		n.Text, n.Input = redact.String(n.Text), redact.String(n.Input)
-	}
 	d.fit(budget)
 	return d
 }
@@ -133,6 +129,11 @@ func Clip(s string, n int) string {
 	head, tail := n*2/3, n/3
 	return string(r[:head]) + "\n[… " + strconv.Itoa(len(r)-head-tail) + " characters cut …]\n" + string(r[len(r)-tail:])
 }
+
+// redactClip redacts s, then clips it to n characters. The other way round, a cut through a
+// secret left a piece of it (20 characters of a 40-character token) that no longer had the
+// secret's shape and was kept.
+func redactClip(s string, n int) string { return Clip(redact.String(s), n) }
 
 // fit drops notes from the middle of the session until the digest's JSON is within budget:
 // the opening prompts say what the session was about, the end says how it finished.

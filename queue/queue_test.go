@@ -58,6 +58,34 @@ func TestBuildDigest(t *testing.T) {
 	}
 }
 
+// TestDigestRedactsBeforeClipping puts a secret where the clip of each kind of note cuts a
+// long text: the cut must not leave a piece of it that no longer has its shape.
+func TestDigestRedactsBeforeClipping(t *testing.T) {
+	const key = "SK2b92bcd013e7b2fad6e57dd6d987df49" // a Twilio API key: SK and exactly 32 hex digits
+	at := func(cut int) string {                     // the cut'th character is the fourth from the end of the key
+		return strings.Repeat("x", cut-len(key)+3) + " " + key + " " + strings.Repeat("y", 2*cut)
+	}
+	one := 1
+	msgs := []transcript.Message{
+		msg(transcript.RoleUser, transcript.KindText, at(maxPrompt*2/3)),
+		{Role: transcript.RoleAssistant, Kind: transcript.KindToolCall, ToolName: "Bash", ToolInput: at(maxInput * 2 / 3), CallID: "c1"},
+		{Role: transcript.RoleTool, Kind: transcript.KindToolResult, Text: at(maxOutput * 2 / 3), CallID: "c1", IsError: true, ExitCode: &one},
+		msg(transcript.RoleAssistant, transcript.KindText, at(maxConclusion*2/3)),
+		msg(transcript.RoleUser, transcript.KindText, "thanks"),
+	}
+	d := BuildDigest(msgs, 48<<10)
+	if len(d.Notes) != 5 {
+		t.Fatalf("notes: %+v", d.Notes)
+	}
+	for _, n := range d.Notes {
+		for _, s := range []string{n.Text, n.Input} {
+			if k := strings.Index(s, key[:12]); k >= 0 {
+				t.Errorf("%s note keeps a piece of the key: %q", n.Kind, s[k:min(len(s), k+len(key))])
+			}
+		}
+	}
+}
+
 func TestBuildDigestStaysInBudget(t *testing.T) {
 	var msgs []transcript.Message
 	for i := 0; i < 400; i++ {

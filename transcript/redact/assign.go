@@ -105,6 +105,8 @@ func classifyKey(key string) (keyInfo, bool) {
 		info.kind = "heroku-key"
 	case has("twilio") && info.kind == "token":
 		info.kind = "twilio-auth-token"
+	case has("vault") && info.kind == "token":
+		info.kind = "vault-token" // VAULT_TOKEN=s.…, X-Vault-Token: s.…
 	case has("mailgun") && !info.weak:
 		info.kind = "mailgun-key"
 	case has("sendgrid") && !info.weak:

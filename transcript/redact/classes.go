@@ -35,6 +35,9 @@ const (
 	cHookPath                  // webhook URL paths
 	cUpperDigit                // A-Z0-9
 	cHex                       // 0-9a-f
+	cDigit                     // 0-9
+	cB64Any                    // A-Za-z0-9+/=_- (base64 of either alphabet)
+	cBech32                    // the upper-case bech32 alphabet (age keys)
 	cValue                     // an unquoted value in an assignment
 	cHeader                    // a token in a header value
 	numClasses
@@ -51,6 +54,9 @@ var classes = [numClasses]*byteSet{
 	cHookPath:   newSet("A-Za-z0-9/_+-"),
 	cUpperDigit: newSet("A-Z0-9"),
 	cHex:        newSet("0-9a-f"),
+	cDigit:      newSet("0-9"),
+	cB64Any:     newSet("A-Za-z0-9+/=_-"),
+	cBech32:     newSet("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"),
 	cValue:      complement(" \t\n\r\v\f\"'`,;&|<>(){}[]\\"),
 	cHeader:     complement(" \t\n\r\v\f\"'`"),
 }

@@ -9,23 +9,26 @@ import (
 // commands are the command-line programs whose arguments carry a password
 // in a shape that is ambiguous anywhere else: curl -u user:pass, mysql
 // -pPASS (attached: "-p value" makes mysql prompt and names a database),
-// sshpass -p pass, sqlplus user/pass@db. Elsewhere "-p" is a port, a path or
+// sshpass -p pass, sqlplus user/pass@db, vault login TOKEN (a legacy Vault
+// token, s.…, has no shape of its own). Elsewhere "-p" is a port, a path or
 // a patch, and "-u" a user or an upstream, so those flags are not read as
 // passwords in general.
 var commands = map[string]string{
 	"curl": "curl", "mysql": "mysql", "mysqldump": "mysql", "mysqladmin": "mysql",
 	"mysqlsh": "mysql", "mysqlimport": "mysql", "mariadb": "mysql",
 	"mariadb-dump": "mysql", "sshpass": "sshpass", "sqlplus": "sqlplus",
+	"vault": "vault",
 }
 
 func commandDetectors() []detector {
-	firsts := map[byte]bool{}
+	starts := map[string]bool{}
 	var ds []detector
 	for _, name := range slices.Sorted(maps.Keys(commands)) {
-		// One detector per first letter: findCommand reads the whole word.
-		if !firsts[name[0]] {
-			firsts[name[0]] = true
-			ds = append(ds, detector{prefix: name[:1], context: true, find: findCommand})
+		// One detector per first two letters: findCommand reads the whole
+		// word, and two letters let dispatch pass over most words unread.
+		if !starts[name[:2]] {
+			starts[name[:2]] = true
+			ds = append(ds, detector{prefix: name[:2], context: true, find: findCommand})
 		}
 	}
 	return ds
@@ -50,13 +53,18 @@ func findCommand(sc *scanner, i, prio int) (int, bool) {
 	sc.cmdEnd = end
 	args := fields(s, w, end)
 	found := false
+	kind := "password"
+	if prog == "vault" {
+		kind = "vault-token"
+	}
 	add := func(start, end int) {
 		v := s[start:end]
 		if start < end && !isPlaceholder(v) {
-			sc.add("password", start, end, prio)
+			sc.add(kind, start, end, prio)
 			found = true
 		}
 	}
+	login := false // vault: the operand "login" was read
 args:
 	for k, a := range args {
 		arg := s[a[0]:a[1]]
@@ -105,6 +113,22 @@ args:
 				add(val[0]+sl+1, val[0]+e)
 			}
 			break args // only the first operand is the logon
+		case "vault":
+			switch {
+			case strings.HasPrefix(arg, "-"):
+			case !login && arg == "login":
+				login = true
+			case !login:
+				break args // another subcommand
+			case !strings.Contains(arg, "="):
+				// vault login TOKEN; a method's parameters are key=value
+				// (password=… is an assignment and redacted as one).
+				val = unquote(s, a)
+				if val[1]-val[0] >= 8 {
+					add(val[0], val[1])
+				}
+				break args
+			}
 		}
 	}
 	return i, found

@@ -8,7 +8,8 @@ import (
 // negatives is every look-alike, by false-positive class.
 func negatives() []string {
 	return concat(hashCases, proseCases, codeCases, placeholderCases,
-		urlCases, pathCases, lookalikeCases, flagCases, markerCases)
+		urlCases, pathCases, lookalikeCases, flagCases, markerCases,
+		numberCases, nearMissCases())
 }
 
 func concat(lists ...[]string) []string {

@@ -15,7 +15,9 @@
 // redacted only when a secret-ish key names it ("session=…", "key: …").
 // Each false-positive class the package must leave alone has its own test
 // file (hashes_test.go, prose_test.go, code_test.go, placeholders_test.go,
-// urls_test.go, paths_test.go, lookalikes_test.go, flags_test.go).
+// urls_test.go, paths_test.go, lookalikes_test.go, flags_test.go,
+// numbers_test.go); shapes_test.go pairs each provider format with near
+// misses of it.
 //
 // Decisions on ambiguous cases, each pinned by a test:
 //   - AWS documentation keys (AKIAIOSFODNN7EXAMPLE) are redacted like real
@@ -33,7 +35,13 @@
 //     password := req.Password, token = os.Getenv("T"), apiKey: apiKey.
 //   - A password in a URL is redacted only between "user:" and the "@" of
 //     the authority; the user and host stay so the text still says where it
-//     connected.
+//     connected. A Sentry DSN is the exception: its "user" is the key.
+//   - A Twilio auth token (32 bare hex bytes) is redacted only within two
+//     lines of an account SID (AC + 32 hex); the SID is kept. Anywhere else
+//     32 hex bytes are an MD5 sum or a dash-less UUID.
+//   - A legacy Vault token (s. + 24 bytes) has no shape of its own and is
+//     redacted only where something names it: VAULT_TOKEN=, X-Vault-Token:,
+//     vault login. hvs., hvb. and hvr. tokens are redacted anywhere.
 //
 // Known misses, accepted for the false positives they avoid: a secret with
 // no recognisable shape and no key naming it (a bare 40-byte AWS secret on
@@ -44,9 +52,12 @@
 //
 // String is idempotent (a marker is never re-redacted), copies invalid UTF-8
 // through unchanged, and runs in time linear in its input. Three passes
-// read the text: one dispatches on the first byte of each word to the
+// read the text: one dispatches on the first two bytes of each word to the
 // detectors that could start there (vendor prefixes, key blocks, headers,
 // commands), one looks at each "://", one at each key followed by = or :.
+// Cheaper ones run only where they can find something: the lines near a
+// Twilio SID, the spots strings.Index finds the fixed middle of a Terraform
+// token or an Entra ID secret, the prose around the words for a secret.
 // Every scan that could repeat is memoised; TestLinearTime holds 1 MB to
 // 10 MB at about 10x for transcript text and for inputs built to make a
 // careless scanner quadratic. BenchmarkString runs at about 100 MB/s on

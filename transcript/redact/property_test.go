@@ -13,7 +13,7 @@ import (
 // corpus is every input the table tests use, redacted and not.
 func corpus() []string {
 	var out []string
-	for _, p := range positives {
+	for _, p := range allPositives() {
 		out = append(out, p.in, p.want)
 	}
 	return append(out, negatives()...)
@@ -52,13 +52,13 @@ func TestIdempotent(t *testing.T) {
 // line, and checks that none of its secrets is left anywhere in the output.
 func TestNoSecretSurvives(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	neg := negatives()
+	neg, pos := negatives(), allPositives()
 	for range 500 {
 		var b strings.Builder
 		var secrets []string
 		for k := 1 + r.IntN(6); k > 0; k-- {
 			if r.IntN(2) == 0 {
-				p := positives[r.IntN(len(positives))]
+				p := pos[r.IntN(len(pos))]
 				b.WriteString(p.in)
 				secrets = append(secrets, p.secrets...)
 			} else {
@@ -80,7 +80,7 @@ func TestNoSecretSurvives(t *testing.T) {
 // hide a secret, and are copied through unchanged around it.
 func TestInvalidUTF8(t *testing.T) {
 	bad := "\xff\xfe\xc3(\xe2\x82"
-	for _, p := range positives {
+	for _, p := range allPositives() {
 		in := bad + " " + p.in + "\n" + bad + "\x80"
 		out := String(in)
 		if !strings.HasPrefix(out, bad+" ") || !strings.HasSuffix(out, "\n"+bad+"\x80") {
@@ -154,6 +154,12 @@ func TestLinearTime(t *testing.T) {
 		"commands":         "curl -u a:b ",
 		"markers":          "[REDACTED:x]",
 		"base64":           randomB64,
+		"twilio sids":      twilioSID + ":",
+		"sid and token":    twilioSID + "\n" + twilioAuth + "\\n",
+		"bot ids":          "1234567:",
+		"discord webhooks": "discord.com/api/webhooks/123456789012345678/",
+		"infixes":          "aaaaaaaaaaaaaa.atlasv1.1Q~",
+		"vault login":      "vault login ",
 	}
 	for name, unit := range shapes {
 		gen := func(size int) string {

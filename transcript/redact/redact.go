@@ -53,6 +53,8 @@ func Find(s string) []Match {
 	}
 	sc := &scanner{s: maskMarkers(s)}
 	sc.dispatch()
+	sc.twilio()
+	sc.infixes()
 	sc.urls()
 	sc.assignments()
 	sc.prose()
@@ -62,6 +64,7 @@ func Find(s string) []Match {
 // Priorities break ties between detectors that found the same range: the
 // most specific kind names the marker.
 const (
+	prioInfix  = 900
 	prioURL    = 1000
 	prioAssign = 2000
 )
@@ -80,6 +83,10 @@ type scanner struct {
 	end   indexMemo // next "-----END "
 	// cmdEnd is where the arguments of the last command line read end.
 	cmdEnd int
+	// sids are the starts of the Twilio account SIDs dispatch found, and
+	// sidPrio the priority of their detector.
+	sids    []int
+	sidPrio int
 	// rejects holds, per detector, the end of the last run it turned
 	// down, plus one (zero means none).
 	rejects []int

@@ -46,6 +46,11 @@ func (sc *scanner) urls() {
 			continue
 		}
 		at += h
+		if at+1 < e && isSentryDSN(s, h, at, e) {
+			sc.add("sentry-dsn", h, at, prioURL)
+			off = max(off, at)
+			continue
+		}
 		colon := strings.IndexByte(s[h:at], ':')
 		if colon < 0 || at+1 >= e {
 			continue
@@ -62,6 +67,36 @@ func (sc *scanner) urls() {
 		sc.add(kind, colon+1, at, prioURL)
 		off = max(off, at)
 	}
+}
+
+// isSentryDSN reports whether the userinfo s[h:at] of a URL whose authority
+// ends at e is the key of a Sentry DSN: 32 hex bytes (with the legacy
+// ":secret" after them or not), on a Sentry host or before the path of a
+// project id (https://<key>@sentry.example.com/1). A user name, or 32 hex
+// bytes in front of some other URL, is left to the rules for passwords.
+func isSentryDSN(s string, h, at, e int) bool {
+	key, _, _ := strings.Cut(s[h:at], ":")
+	if len(key) != 32 || !isLowerHex(key) {
+		return false
+	}
+	if strings.Contains(lowerASCII(s[at+1:e]), "sentry") {
+		return true
+	}
+	p := e + 1
+	d := p
+	for d < len(s) && isDigit(s[d]) {
+		d++
+	}
+	return e < len(s) && s[e] == '/' && d > p && (d == len(s) || isAuthorityEnd(s[d]) || s[d] == '?')
+}
+
+func isLowerHex(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if !classes[cHex][v[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // isAuthorityEnd reports whether c ends the authority part of a URL as it

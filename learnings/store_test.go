@@ -1,0 +1,66 @@
+package learnings
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// TestCommitsAreRedacted writes secrets into every free-text field of a learning, through
+// Create and through SaveEdit, and reads back the file and the commit subject.
+func TestCommitsAreRedacted(t *testing.T) {
+	const (
+		vault  = "hvs.CAESID1hP0LuK0o3gW0-dPXrtvS8ZlPz8f4CD5wRvwe6g7NgnMDOCoy"
+		twilio = "SK2b92bcd013e7b2fad6e57dd6d987df49"
+		age    = "AGE-SECRET-KEY-14F0PKZNYZ2DA0FZGKD0QK86NZR5LRR556Z80FVNAGACJQYE2KKVHFPQDNR"
+	)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := New("Log in with "+vault, Global, time.Now())
+	l.Body = "export TWILIO_API_KEY=" + twilio + "\n"
+	l.Tags, l.Entities = []string{"key " + age}, []string{"vault " + vault}
+	if _, err := Create(ctx, r, l, "learn: "+l.Title+" with "+twilio); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string) {
+		t.Helper()
+		file, err := r.ReadFile(l.RelPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, err := r.Log(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{vault, twilio, age} {
+			if strings.Contains(string(file), secret) || strings.Contains(log[0].Subject, secret) {
+				t.Errorf("%s: %.20s… was committed:\n%s\n%s", step, secret, log[0].Subject, file)
+			}
+		}
+		if !strings.Contains(string(file), "[REDACTED:vault-token]") || !strings.Contains(log[0].Subject, "[REDACTED:") {
+			t.Errorf("%s: no marker in the file or the subject:\n%s\n%s", step, log[0].Subject, file)
+		}
+	}
+	check("create")
+
+	base, err := r.ReadFile(l.RelPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := Parse(l.RelPath(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(base), "title: ", "title: "+age+" ", 1) + "Pasted: VAULT_TOKEN=" + vault + "\n"
+	if _, _, err := SaveEdit(ctx, r, old, base, []byte(edited)); err != nil {
+		t.Fatal(err)
+	}
+	check("edit")
+}
