@@ -4,107 +4,15 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
 )
-
-// mallory is a clone of the remote made with the git CLI, pushing what reflect never writes.
-type mallory struct {
-	t    *testing.T
-	dir  string
-	tree string // the root tree put last built
-}
-
-func newMallory(t *testing.T, remote string) *mallory {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "mallory")
-	if out, err := exec.Command("git", "clone", "-q", remote, dir).CombinedOutput(); err != nil {
-		t.Fatalf("clone: %v\n%s", err, out)
-	}
-	return &mallory{t: t, dir: dir}
-}
-
-// git runs the git CLI as Mallory (or as whoever env names).
-func (m *mallory) git(args ...string) string {
-	m.t.Helper()
-	return m.as("Mallory", "mallory@example.org", "", args...)
-}
-
-func (m *mallory) as(name, email, stdin string, args ...string) string {
-	m.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", m.dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email, "GIT_COMMITTER_NAME="+name, "GIT_COMMITTER_EMAIL="+email)
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.Output()
-	if err != nil {
-		m.t.Fatalf("git %v: %v", args, err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// put stages content at path with a mode (100644, 100755, 120000; 160000 takes a commit id)
-// in the tree the next commit gets, building the trees with git mktree, which checks no name:
-// paths git itself would refuse to stage (.GIT/config) are committed and pushed this way, as
-// a hostile remote's writer would.
-func (m *mallory) put(mode, path, content string) {
-	m.t.Helper()
-	if m.tree == "" {
-		m.tree = m.git("rev-parse", "HEAD^{tree}")
-	}
-	typ, id := "blob", content
-	if mode == "160000" {
-		typ = "commit"
-	} else {
-		id = m.as("Mallory", "mallory@example.org", content, "hash-object", "-w", "--stdin")
-	}
-	parts := strings.Split(path, "/")
-	for i := len(parts) - 1; i >= 0; i-- {
-		var entries []string
-		if sub, ok := m.try("rev-parse", "--verify", "-q", m.tree+":"+strings.Join(parts[:i], "/")); ok || i == 0 {
-			if i == 0 {
-				sub = m.tree
-			}
-			for _, e := range strings.Split(m.git("ls-tree", sub), "\n") {
-				if e != "" && !strings.HasSuffix(e, "\t"+parts[i]) {
-					entries = append(entries, e)
-				}
-			}
-		}
-		entries = append(entries, mode+" "+typ+" "+id+"\t"+parts[i])
-		id = m.as("Mallory", "mallory@example.org", strings.Join(entries, "\n")+"\n", "mktree")
-		mode, typ = "040000", "tree"
-	}
-	m.tree = id
-}
-
-func (m *mallory) try(args ...string) (string, bool) {
-	out, err := exec.Command("git", append([]string{"-C", m.dir}, args...)...).Output()
-	return strings.TrimSpace(string(out)), err == nil
-}
-
-// commit makes a commit of the staged tree on parents, as name, without touching a work tree.
-func (m *mallory) commit(name, email, msg string, parents ...string) string {
-	m.t.Helper()
-	args := []string{"commit-tree", m.tree, "-m", msg}
-	for _, p := range parents {
-		args = append(args, "-p", p)
-	}
-	return m.as(name, email, "", args...)
-}
-
-func (m *mallory) push(msg string) string {
-	m.t.Helper()
-	c := m.commit("Mallory", "mallory@example.org", msg, m.git("rev-parse", "main"))
-	m.git("update-ref", "refs/heads/main", c)
-	m.git("push", "-q", "origin", "main")
-	return c
-}
 
 const victimID = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6C"
 
@@ -146,9 +54,9 @@ func TestIncomingTreesAreChecked(t *testing.T) {
 				t.Fatal(err)
 			}
 			a.sync()
-			m := newMallory(t, remote)
-			m.put(tt.mode, tt.path, tt.content)
-			bad := m.push("a change")
+			m := testenv.NewMallory(t, remote)
+			m.Put(tt.mode, tt.path, tt.content)
+			bad := m.Push("a change")
 			a.add("written while mallory pushed") // a local commit: the sync would merge
 			before := git(t, a.dir, "rev-parse", "HEAD")
 
@@ -183,11 +91,11 @@ func TestIncomingFilesAreTakenWithTheirProvenance(t *testing.T) {
 	setHome(t)
 	remote := bare(t)
 	a := laptops(t, remote, 1)[0]
-	m := newMallory(t, remote)
-	m.put("100755", "tools/check.sh", "#!/bin/sh\necho ok\n")
+	m := testenv.NewMallory(t, remote)
+	m.Put("100755", "tools/check.sh", "#!/bin/sh\necho ok\n")
 	const id = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6G"
-	m.put("100644", "learnings/_global/"+id+".md", strings.Replace(learningText(id, "_global", "Pin the Go toolchain"), "seen: 1\n", "seen: 1\nsource:\n  machine: laptop-m\n", 1))
-	commit := m.push("learn: pin the toolchain")
+	m.Put("100644", "learnings/_global/"+id+".md", strings.Replace(learningText(id, "_global", "Pin the Go toolchain"), "seen: 1\n", "seen: 1\nsource:\n  machine: laptop-m\n", 1))
+	commit := m.Push("learn: pin the toolchain")
 
 	res := a.sync()
 	if res.Action != "fast-forward" {
@@ -214,12 +122,10 @@ func TestIncomingFilesAreTakenWithTheirProvenance(t *testing.T) {
 
 	// a learning merged through a pull request by someone else is reviewed
 	const id2 = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6H"
-	main := m.git("rev-parse", "main")
-	m.put("100644", "learnings/_global/"+id2+".md", learningText(id2, "_global", "Run the linter before pushing"))
-	pr := m.commit("Mallory", "mallory@example.org", "learn: lint", main)
-	merged := m.commit("Rita", "rita@example.org", "Merge pull request #1", main, pr)
-	m.git("update-ref", "refs/heads/main", merged)
-	m.git("push", "-q", "origin", "main")
+	main := m.Tip()
+	m.Put("100644", "learnings/_global/"+id2+".md", learningText(id2, "_global", "Run the linter before pushing"))
+	pr := m.Commit("Mallory", "mallory@example.org", "learn: lint", main)
+	m.PushCommit(m.Commit("Rita", "rita@example.org", "Merge pull request #1", main, pr))
 	a.sync()
 	if rec, _, _ := provenance.Of(a.repo(), id2); rec.Email != "mallory@example.org" || rec.Reviewed != "rita@example.org" {
 		t.Errorf("merged pull request: %+v", rec)
@@ -232,9 +138,9 @@ func TestIncomingSettings(t *testing.T) {
 	setHome(t)
 	remote := bare(t)
 	a := laptops(t, remote, 1)[0]
-	m := newMallory(t, remote)
-	m.put("100644", "reflect.toml", "[hooks]\nrecall_timeout = \"10m\"\n[drain]\nextractor = \"command:sh\"\n")
-	m.push("settings: slow hooks, my program")
+	m := testenv.NewMallory(t, remote)
+	m.Put("100644", "reflect.toml", "[hooks]\nrecall_timeout = \"10m\"\n[drain]\nextractor = \"command:sh\"\n")
+	m.Push("settings: slow hooks, my program")
 	res := a.sync()
 	if res.Action != "merge" || !res.Pushed {
 		t.Fatalf("sync: %+v", res)
