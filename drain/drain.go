@@ -26,6 +26,9 @@ type Proposal struct {
 	DuplicateOf string `json:"duplicate_of,omitempty"`
 	// Supersedes are ids of existing learnings this one replaces.
 	Supersedes []string `json:"supersedes,omitempty"`
+	// evidence: the body only records what the session showed (the heuristic's fixes and
+	// corrections); the title states the lesson.
+	evidence bool
 }
 
 // Existing is a learning of the entry's project (or a global one) that an extractor is

@@ -8,28 +8,35 @@ package drain
 // duplicate_of say that two texts are about the same thing, not that they say the same.
 //
 // A text is read as a sequence of tokens: code spans and fenced lines, values (URLs, paths,
-// flags, KEY=value settings, versions, numbers, durations and sizes in one unit, identifiers
-// such as ledger_v2 or errors.Is, and names: well-known tools, environments, branches), and
-// words. A proposal differs in substance when
+// flags, KEY=value settings, versions, numbers, durations, sizes and percentages in one
+// unit, identifiers such as ledger_v2 or errors.Is, and names: well-known tools,
+// environments, branches, platforms), and words. A proposal differs in substance when
 //
-//   - it has a value or code the learning has nowhere (a different port, version, command,
-//     path, flag, tool or environment; a value the learning has and the proposal lacks is not
-//     a difference: the proposal then adds nothing), or
+//   - it has a value or code the learning has nowhere (a value the learning has and the
+//     proposal lacks is not a difference: the proposal then adds nothing);
 //   - a word, value or polarity axis (enabled/disabled, true/false, on/off, allow/deny,
-//     before/after, increase/decrease, …) that both texts use is said one way only in each,
-//     and the two ways are opposite: negated in one and not in the other, or at the two ends
-//     of an axis. A negation ("not", "never", "don't", "without", "instead of", "avoid", …)
-//     covers the words after it up to the next preposition or conjunction that follows a
-//     covered word, or the end of the clause: "don't use npm in the cart tests" negates
-//     "use" and "npm", not "cart tests". A word said both ways in one text is not compared.
+//     before/after X, increase/decrease, …) that both texts use is said one way only in
+//     each, and the two ways are opposite: negated in one and not in the other, or at the
+//     two ends of an axis. A negation ("not", "never", "don't", "without", "instead of",
+//     "no longer", "prefer … over", …) is recorded on its head, the first word it covers
+//     ("don't USE npm in the cart tests"), and ends at the next preposition or conjunction
+//     after it or at the end of the clause; a word said both ways in one text is not
+//     compared;
+//   - or, failing those, the two titles are the same words but for a slot of one or two
+//     plain words after an article, a preposition, a copula or a verb of choice ("use the EU
+//     region" and "use the US region").
 //
-// The labelled suite in substance_test.go gives the measured accuracy.
+// The labelled suites in substance_test.go give the measured accuracy; what the rules do
+// not see (a plain-word swap elsewhere in a sentence, two texts that order the same facts
+// differently around a polarity word) is listed there with the cases.
 
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/reflect-memory/reflect/index"
 )
@@ -43,8 +50,10 @@ type lesson struct {
 	evidence bool
 }
 
+func (p Proposal) lesson() lesson { return lesson{Title: p.Title, Body: p.Body, evidence: p.evidence} }
+
 // sameSubstance reports whether next says nothing of substance that old does not; when it
-// does, why names the first difference found.
+// does, why names the differences found.
 func sameSubstance(old, next lesson) (same bool, why string) {
 	o := readClaims(old.Title + "\n" + old.Body)
 	text := next.Title
@@ -52,25 +61,107 @@ func sameSubstance(old, next lesson) (same bool, why string) {
 		text += "\n" + next.Body
 	}
 	n := readClaims(text)
+	var diffs, added, negates, unnegates []string
 	for _, v := range n.values {
 		if !o.has(v) {
-			return false, fmt.Sprintf("it has %s %q that the existing learning does not", v.kind, v.raw)
+			added = append(added, fmt.Sprintf("%s %q", v.kind, v.raw))
 		}
 	}
 	for _, k := range n.order {
 		np, op := n.polar[k], o.polar[k]
-		if op == nil || np.mask == both || op.mask == both || np.mask == op.mask {
-			continue
+		switch {
+		case op == nil || np.mask == both || op.mask == both || np.mask == op.mask:
+		case k.axis:
+			diffs = append(diffs, fmt.Sprintf("it says %q where the existing learning says %q", np.said, op.said))
+		case np.mask == negated:
+			negates = append(negates, strconv.Quote(np.said))
+		default:
+			unnegates = append(unnegates, strconv.Quote(op.said))
 		}
-		if k.axis {
-			return false, fmt.Sprintf("it says %q where the existing learning says %q", np.said, op.said)
-		}
-		if np.mask == negated {
-			return false, fmt.Sprintf("it negates %q, which the existing learning does not", np.said)
-		}
-		return false, fmt.Sprintf("the existing learning negates %q, it does not", op.said)
 	}
-	return true, ""
+	if len(added) > 0 {
+		diffs = append([]string{"it has " + clipList(added) + " that the existing learning does not"}, diffs...)
+	}
+	if len(negates) > 0 {
+		diffs = append(diffs, "it negates "+clipList(negates)+", which the existing learning does not")
+	}
+	if len(unnegates) > 0 {
+		diffs = append(diffs, "the existing learning negates "+clipList(unnegates)+", it does not")
+	}
+	if len(diffs) == 0 {
+		was, is, ok := swappedSlot(old.Title, next.Title)
+		if !ok {
+			return true, ""
+		}
+		diffs = append(diffs, fmt.Sprintf("it says %q where the existing learning says %q", is, was))
+	}
+	return false, clipList(diffs)
+}
+
+// swappedSlot finds two titles that are the same words but for one slot of one or two words
+// after an article, a preposition or a copula ("use the EU region …" and "use the US region
+// …", "log level is debug" and "log level is info"): what fills such a slot is a value even
+// when it is a plain word. A slot at the start (the imperative verb) or after another word
+// is more often a synonym ("deploys need" and "deploys require") and is not counted.
+func swappedSlot(oldTitle, newTitle string) (was, is string, ok bool) {
+	a, b := titleTokens(oldTitle), titleTokens(newTitle)
+	p := 0
+	for p < len(a) && p < len(b) && sameToken(a[p], b[p]) {
+		p++
+	}
+	q := 0
+	for q < len(a)-p && q < len(b)-p && sameToken(a[len(a)-1-q], b[len(b)-1-q]) {
+		q++
+	}
+	sa, sb := a[p:len(a)-q], b[p:len(b)-q]
+	if p == 0 || len(sa) == 0 || len(sb) == 0 || len(sa) > 2 || len(sb) > 2 {
+		return "", "", false
+	}
+	if before := a[p-1]; !determiners[before] && !boundaries[before] && !copulas[before] && !slotVerbs[before] {
+		return "", "", false
+	}
+	if len(index.Analyze(strings.Join(sa, " "))) == 0 || len(index.Analyze(strings.Join(sb, " "))) == 0 {
+		return "", "", false // only stop words changed
+	}
+	for _, t := range append(slices.Clone(sa), sb...) {
+		if _, _, isValue := readValue(t, ""); isValue || numberWords[t] != "" {
+			return "", "", false // values are compared as values: 3 and three, 1m and 1 minute
+		}
+	}
+	return strings.Join(sa, " "), strings.Join(sb, " "), true
+}
+
+// titleTokens are the words of a title, lower case, without the punctuation around them.
+func titleTokens(title string) []string {
+	var out []string
+	for _, f := range strings.Fields(strings.ToLower(title)) {
+		if t, _ := trimChunk(strings.TrimLeft(f, "(\"'[`")); strings.Trim(t, "`") != "" {
+			out = append(out, strings.Trim(t, "`"))
+		}
+	}
+	return out
+}
+
+// sameToken: the same word, or two forms of one (test, tests).
+func sameToken(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, sb := index.Analyze(a), index.Analyze(b)
+	return len(sa) == 1 && len(sb) == 1 && sa[0] == sb[0]
+}
+
+var copulas = setOf("is are was were be been being")
+
+// slotVerbs take a chosen thing for object: "use tabs" and "use spaces" differ.
+var slotVerbs = setOf("use prefer set choose pick call install pin")
+
+// clipList joins the first three items of a list, and says how many more there are.
+func clipList(items []string) string {
+	if len(items) > 3 {
+		return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
+	}
+	return strings.Join(items, ", ")
 }
 
 // A value or code span found in a text.
@@ -112,6 +203,10 @@ type claims struct {
 func (c *claims) has(v value) bool {
 	if c.keys[v.key] || containsToken(c.flat, v.flat) {
 		return true
+	}
+	if v.kind == "identifier" && strings.HasSuffix(v.flat, ".js") && plainWord.MatchString(strings.TrimSuffix(v.flat, ".js")) {
+		// Node.js, Next.js, Vue.js: the product, which people also call by its first word
+		return c.words[firstStem(strings.TrimSuffix(v.flat, ".js"))]
 	}
 	if v.kind == "path" {
 		parts := strings.Split(strings.Trim(v.flat, "/"), "/")
@@ -158,7 +253,7 @@ var (
 	italicLine = regexp.MustCompile(`^_[^_].*_$`)
 	numberRe   = regexp.MustCompile(`^\d+(?:[.,]\d+)*$`)
 	versionRe  = regexp.MustCompile(`^[vV]\d+(?:\.\d+)*(?:[-+][\w.]+)?$`)
-	unitRe     = regexp.MustCompile(`^(\d+(?:\.\d+)?)([A-Za-z]+)$`)
+	unitRe     = regexp.MustCompile(`^(\d+(?:\.\d+)?)([A-Za-z]+|%)$`)
 	settingRe  = regexp.MustCompile(`^[A-Za-z_][\w.]*=\S+$`)
 	flagRe     = regexp.MustCompile(`^--?[A-Za-z][\w-]*(?:=\S+)?$`)
 	identRe    = regexp.MustCompile(`^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*$`)
@@ -252,7 +347,38 @@ func boundaryAfter(s string, i int) bool {
 // clause is the state of the negation scan within a clause.
 type clause struct {
 	neg    bool
-	scoped int // words covered by the current negation
+	scoped int  // words covered by the current negation
+	prefer bool // "prefer" was read: "over" then negates what follows
+	// pending is a before/after waiting for its object: "run lint before tests" and "run
+	// tests after lint" say the same, "migrate before deploying" and "migrate after
+	// deploying" do not, so the axis is keyed by the word it orders.
+	pending *pendingAxis
+}
+
+type pendingAxis struct {
+	axis, said string
+	negated    bool
+}
+
+// endClause records a before/after left without an object and starts a new clause.
+func (c *claims) endClause(st *clause) {
+	c.flushPending(st)
+	*st = clause{}
+}
+
+func (c *claims) flushPending(st *clause) {
+	if p := st.pending; p != nil {
+		st.pending = nil
+		c.record(polarKey{name: p.axis, axis: true}, p.negated, p.said)
+	}
+}
+
+// object gives a pending before/after its object, the word or value key just read.
+func (c *claims) object(st *clause, key, said string) {
+	if p := st.pending; p != nil {
+		st.pending = nil
+		c.record(polarKey{name: p.axis + ":" + key, axis: true}, p.negated, p.said+" "+said)
+	}
 }
 
 // readLine reads one line of prose: its values into c.values, its words and values with
@@ -269,7 +395,7 @@ func (c *claims) readLine(line string) {
 		chunk := chunks[i]
 		lead := strings.TrimLeft(chunk, `("'[`)
 		if len(lead) < len(chunk) {
-			st = clause{}
+			c.endClause(&st)
 		}
 		tok, endsClause := trimChunk(lead)
 		next := ""
@@ -277,7 +403,7 @@ func (c *claims) readLine(line string) {
 			next, _ = trimChunk(strings.TrimLeft(chunks[i+1], `("'[`))
 		}
 		if tok == "" || tok == "-" || tok == "—" || tok == "–" {
-			st = clause{}
+			c.endClause(&st)
 			continue
 		}
 		if strings.HasPrefix(tok, "\x00") {
@@ -288,9 +414,10 @@ func (c *claims) readLine(line string) {
 			i++
 		}
 		if endsClause {
-			st = clause{}
+			c.endClause(&st)
 		}
 	}
+	c.endClause(&st)
 }
 
 // trimChunk strips the punctuation around a whitespace-separated chunk and reports whether
@@ -330,13 +457,28 @@ func (c *claims) token(st *clause, tok, next string) (consumed bool) {
 		return used
 	}
 	w := strings.ToLower(tok)
+	if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		if st.neg {
+			st.scoped++ // "prefer errors.Is over == for …": the negation covers "=="
+		}
+		return false
+	}
 	switch {
+	case fillers[w]:
+		return false
+	case (w == "instead" && strings.EqualFold(next, "of")) || (w == "rather" && strings.EqualFold(next, "than")) ||
+		(w == "no" && strings.EqualFold(next, "longer")):
+		st.neg, st.scoped = !st.neg, 0
+		return true
+	case w == "prefer" || w == "prefers" || w == "preferred":
+		st.prefer = true
+	case w == "over" && st.prefer:
+		// "prefer X over Y" says not Y
+		st.neg, st.scoped, st.prefer = !st.neg, 0, false
+		return false
 	case negators[w] || strings.HasSuffix(w, "n't"):
 		st.neg, st.scoped = !st.neg, 0
 		return false
-	case (w == "instead" && strings.EqualFold(next, "of")) || (w == "rather" && strings.EqualFold(next, "than")):
-		st.neg, st.scoped = !st.neg, 0
-		return true
 	}
 	if boundaries[w] {
 		if st.neg && st.scoped > 0 {
@@ -344,13 +486,24 @@ func (c *claims) token(st *clause, tok, next string) (consumed bool) {
 		}
 	}
 	if a, ok := axes[w]; ok {
-		c.record(polarKey{name: a.axis, axis: true}, st.neg == a.pos, w)
-		if st.neg {
-			st.scoped++
+		if orderWords[w] {
+			c.flushPending(st)
+			st.pending = &pendingAxis{axis: a.axis, said: w, negated: st.neg == a.pos}
+			if st.neg {
+				st.scoped++
+			}
+		} else {
+			c.say(st, polarKey{name: a.axis, axis: true}, st.neg == a.pos, w)
 		}
 		return false
 	}
 	if boundaries[w] || determiners[w] {
+		return false
+	}
+	if n, ok := numberWords[w]; ok {
+		v := value{kind: "number", key: "num:" + n, raw: tok, flat: n}
+		c.addValue(v)
+		c.mark(st, polarKey{name: v.key}, tok)
 		return false
 	}
 	if names[w] {
@@ -366,20 +519,37 @@ func (c *claims) token(st *clause, tok, next string) (consumed bool) {
 // word records a word's stems with the clause's polarity.
 func (c *claims) word(st *clause, w, said string) {
 	stems := index.Analyze(w)
+	if len(stems) == 0 {
+		return
+	}
 	for _, s := range stems {
 		c.words[s] = true
-		c.record(polarKey{name: s}, st.neg, said)
 	}
-	if st.neg && len(stems) > 0 {
-		st.scoped++
+	c.object(st, stems[0], said)
+	c.say(st, polarKey{name: stems[0]}, st.neg, said)
+	for _, s := range stems[1:] {
+		c.record(polarKey{name: s}, st.neg, said)
 	}
 }
 
+// mark records a value or code span with the clause's polarity.
 func (c *claims) mark(st *clause, k polarKey, said string) {
-	c.record(k, st.neg, said)
+	c.object(st, k.name, said)
+	c.say(st, k, st.neg, said)
+}
+
+// say records k, negated or not. Within a negation only its head, the first word it
+// covers, is recorded: "never push directly to main" and "don't push to main directly"
+// both negate "push", and where a negation ends is not known well enough to say that
+// "directly" is negated in one and not in the other.
+func (c *claims) say(st *clause, k polarKey, negated bool, said string) {
 	if st.neg {
 		st.scoped++
+		if st.scoped > 1 {
+			return
+		}
 	}
+	c.record(k, negated, said)
 }
 
 // readValue reads tok (and, for a number followed by its unit, next) as a value.
@@ -448,6 +618,9 @@ func quantity(num, unit string) (quant, bool) {
 	if err != nil {
 		return quant{}, false
 	}
+	if unit == "%" || strings.EqualFold(unit, "percent") {
+		return quant{"percentage", "pct:" + strconv.FormatFloat(f, 'g', -1, 64)}, true
+	}
 	if secs, ok := durationUnits[strings.ToLower(unit)]; ok && unit != "M" {
 		return quant{"duration", "dur:" + strconv.FormatFloat(f*secs, 'g', -1, 64)}, true
 	}
@@ -474,6 +647,22 @@ var durationUnits = map[string]float64{
 // which is how people write memory limits.
 var sizeUnits = map[string]int{"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
+// orderWords are the axis words that take an object (see clause.pending).
+var orderWords = setOf("before after")
+
+// numberWords are read as numbers ("two spaces" is "2 spaces"); "one" is left out: it is
+// more often a pronoun ("the old one") than a count.
+var numberWords = map[string]string{"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20", "hundred": "100"}
+
+// firstStem is the first analysed word of w, or "".
+func firstStem(w string) string {
+	if stems := index.Analyze(w); len(stems) > 0 {
+		return stems[0]
+	}
+	return ""
+}
+
 // negators reverse the polarity of the words after them.
 var negators = setOf("not no never cannot without none nothing neither nor avoid avoids avoided avoiding stop stops stopped stopping except")
 
@@ -482,6 +671,9 @@ var negators = setOf("not no never cannot without none nothing neither nor avoid
 var boundaries = setOf("in on at for with to from by into onto of when whenever if unless because since until and or as than while during via per so but then where after before over under through across inside outside within like")
 
 var determiners = setOf("the a an this that these those any some your our its their my")
+
+// fillers change nothing a negation covers: "don't ever use npm" negates "use".
+var fillers = setOf("always ever really just even yet also usually necessarily actually simply please only")
 
 // axes: words at the two ends of one polarity axis; pos is the end a plain use affirms.
 var axes = map[string]struct {
