@@ -3,6 +3,7 @@ package drain
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // substanceCase is one labelled pair: an existing learning, a proposal the drain was about to
@@ -257,4 +258,22 @@ func TestSameSubstanceSaysWhy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSameSubstanceLongLearning: past oldProseLimit an existing learning is only searched
+// for the proposal's values, which still finds them.
+func TestSameSubstanceLongLearning(t *testing.T) {
+	filler := strings.Repeat("The payment provider retries webhooks on its own schedule and logs every attempt. ", 1200)
+	old := lesson{Title: "Payment webhook timeout", Body: filler + "\nThe webhook gives up after 30 seconds.\n"}
+	if len(old.Body) < 4*oldProseLimit {
+		t.Fatalf("the body (%d bytes) does not pass the limit", len(old.Body))
+	}
+	start := time.Now()
+	if same, why := sameSubstance(old, lesson{Title: "Payment webhook timeout", Body: "It gives up after 30 seconds."}); !same {
+		t.Errorf("the same timeout: %s", why)
+	}
+	if same, _ := sameSubstance(old, lesson{Title: "Payment webhook timeout", Body: "It gives up after 60 seconds."}); same {
+		t.Error("another timeout merged")
+	}
+	t.Logf("two comparisons with a %d KB learning: %v", len(old.Body)>>10, time.Since(start))
 }
