@@ -117,7 +117,7 @@ func swappedSlot(oldTitle, newTitle string) (was, is string, ok bool) {
 	if p == 0 || len(sa) == 0 || len(sb) == 0 || len(sa) > 2 || len(sb) > 2 {
 		return "", "", false
 	}
-	if before := a[p-1]; !determiners[before] && !boundaries[before] && !copulas[before] && !slotVerbs[before] {
+	if before := a[p-1]; !determiners[before] && !boundaries[before] && !copulas[before] && !slotVerbs[before] && !names[before] && !wordPrograms[before] {
 		return "", "", false
 	}
 	if len(index.Analyze(strings.Join(sa, " "))) == 0 || len(index.Analyze(strings.Join(sb, " "))) == 0 {
@@ -153,8 +153,12 @@ func sameToken(a, b string) bool {
 
 var copulas = setOf("is are was were be been being")
 
-// slotVerbs take a chosen thing for object: "use tabs" and "use spaces" differ.
+// slotVerbs take a chosen thing for object: "use tabs" and "use spaces" differ. After a
+// tool's name (names, wordPrograms) the slot is a subcommand: "npm ci" and "npm install".
 var slotVerbs = setOf("use prefer set choose pick call install pin")
+
+// wordPrograms are commands whose names are also English words, so names leaves them out.
+var wordPrograms = setOf("git go make node python python3 pip gh")
 
 // clipList joins the first three items of a list, and says how many more there are.
 func clipList(items []string) string {
@@ -714,7 +718,9 @@ func init() {
 		{"uppercase", "uppercase upper-case", "lowercase lower-case"},
 		{"first", "first", "last"},
 		{"parallel", "parallel parallelly concurrently concurrent", "serial serially sequential sequentially"},
-		{"works", "works worked succeeds succeeded passes passed", "fails failed failing breaks broke broken"},
+		{"works", "works worked succeed succeeds succeeded pass passes passed", "fail fails failed failing breaks broke broken"},
+		{"automatic", "automatic automatically auto", "manual manually"},
+		{"local", "local locally", "remote remotely"},
 		{"safe", "safe", "unsafe"},
 		{"supported", "supported", "unsupported"},
 	} {

@@ -213,11 +213,38 @@ var substanceProbe2 = []substanceCase{
 	{"slot after use", lesson{Title: "Use tabs for indentation in Go"}, lesson{Title: "Use spaces for indentation in Go"}, false, ""},
 }
 
+// substanceProbe3 was written after substanceProbe2 passed, before running it: more
+// polarity words and plain-word commands. Kept as written.
+var substanceProbe3 = []substanceCase{
+	{"version patch", lesson{Title: "Use Go 1.22"}, lesson{Title: "Use Go 1.22.1"}, false, ""},
+	{"milliseconds", lesson{Title: "Set the timeout to 30s"}, lesson{Title: "Set the timeout to 30ms"}, false, ""},
+	{"kilobytes", lesson{Title: "The cache size is 512MB"}, lesson{Title: "The cache size is 512KB"}, false, ""},
+	{"pass fail", lesson{Title: "Tests must pass before merge"}, lesson{Title: "Tests must fail before merge"}, false, ""},
+	{"enable negated", lesson{Title: "Enable the cache"}, lesson{Title: "Don't enable the cache"}, false, ""},
+	{"disable negated", lesson{Title: "Disable the cache"}, lesson{Title: "Don't disable the cache"}, false, ""},
+	{"double negative", lesson{Title: "Don't disable the cache"}, lesson{Title: "Enable the cache"}, true, ""},
+	{"manual automatic", lesson{Title: "Run migrations manually"}, lesson{Title: "Run migrations automatically"}, false, ""},
+	{"spaces tabs", lesson{Title: "Use spaces, not tabs"}, lesson{Title: "Use tabs, not spaces"}, false, ""},
+	{"with slot", lesson{Title: "Retry 3 times with exponential backoff"}, lesson{Title: "Retry 3 times with linear backoff"}, false, ""},
+	{"in slot", lesson{Title: "Store dates in UTC"}, lesson{Title: "Store dates in local time"}, false, ""},
+	{"to slot", lesson{Title: "Log to stdout"}, lesson{Title: "Log to stderr"}, false, ""},
+	{"bind address", lesson{Title: "Bind to localhost"}, lesson{Title: "Bind to 0.0.0.0"}, false, ""},
+	{"default branch", lesson{Title: "The default branch is main"}, lesson{Title: "The default branch is master"}, false, ""},
+	{"npm subcommand", lesson{Title: "Use npm ci in CI"}, lesson{Title: "Use npm install in CI"}, false, ""},
+	{"go subcommand", lesson{Title: "Run go vet before pushing"}, lesson{Title: "Run go test before pushing"}, false, ""},
+	{"git subcommand", lesson{Title: "Update the branch with git rebase"}, lesson{Title: "Update the branch with git merge"}, false, ""},
+	{"locally remote", lesson{Title: "Run the e2e tests locally"}, lesson{Title: "Run the e2e tests remotely"}, false, ""},
+	{"reworded npm ci", lesson{Title: "Use npm ci in CI"}, lesson{Title: "CI should install with npm ci"}, true, ""},
+	{"reworded go vet", lesson{Title: "Run go vet before pushing"}, lesson{Title: "Before you push, run go vet"}, true, ""},
+	{"reworded manual", lesson{Title: "Run migrations manually"}, lesson{Title: "Migrations are run by hand, manually"}, true, ""},
+	{"reworded local", lesson{Title: "Run the e2e tests locally"}, lesson{Title: "The e2e tests run locally"}, true, ""},
+}
+
 func TestSameSubstance(t *testing.T) {
 	for _, suite := range []struct {
 		name  string
 		cases []substanceCase
-	}{{"suite", substanceSuite}, {"held out", substanceHeldOut}, {"probe", substanceProbe}, {"probe 2", substanceProbe2}} {
+	}{{"suite", substanceSuite}, {"held out", substanceHeldOut}, {"probe", substanceProbe}, {"probe 2", substanceProbe2}, {"probe 3", substanceProbe3}} {
 		right, total := map[bool]int{}, map[bool]int{}
 		for _, tc := range suite.cases {
 			same, why := sameSubstance(tc.old, tc.new)
