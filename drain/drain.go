@@ -26,8 +26,9 @@ type Proposal struct {
 	DuplicateOf string `json:"duplicate_of,omitempty"`
 	// Supersedes are ids of existing learnings this one replaces.
 	Supersedes []string `json:"supersedes,omitempty"`
-	// evidence: the body only records what the session showed (the heuristic's fixes and
-	// corrections); the title states the lesson.
+	// evidence: the body only records what the session showed (the heuristic's fixes,
+	// corrections and preferences: output, counts, the prompts quoted); the title states the
+	// lesson.
 	evidence bool
 }
 

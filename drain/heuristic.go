@@ -486,6 +486,7 @@ func preferenceProposals(notes []queue.Note, turns []turn) []anchored {
 		out = append(out, anchored{prompts[1], Proposal{
 			Title: title, Body: b.String(), Kind: "preference", Confidence: "medium",
 			Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, Global: saysGlobal(strings.Join(said, "\n")),
+			evidence: true,
 		}})
 	}
 	return out

@@ -379,3 +379,59 @@ func TestDrainKeepsADifferentLessonApart(t *testing.T) {
 	}
 	healthy(t, r)
 }
+
+// TestDrainRelearnedLessonIsSeenAgain: the heuristic finds the same lesson in a later
+// session, with other output, other counts and other words around it: it is merged into the
+// learning the first session made, not written again.
+func TestDrainRelearnedLessonIsSeenAgain(t *testing.T) {
+	const project = "github.com/acme/shop"
+	for _, tc := range []struct {
+		name          string
+		first, second []queue.Note
+	}{
+		{"fix", []queue.Note{
+			prompt("run the db tests"),
+			failed("Bash", "go test ./db/...", "db_test.go:14: dial tcp 127.0.0.1:5432: connect: connection refused", 1),
+			ran("Bash", "make test-db && go test ./db/..."),
+		}, []queue.Note{
+			prompt("the db tests again please"),
+			failed("Bash", "go test ./db/...", "users_test.go:31: pq: database \"shop_test\" does not exist", 2),
+			ran("Bash", "make test-db && go test ./db/..."),
+		}},
+		{"preference", []queue.Note{
+			prompt("use pnpm for installs"), conclusion("Ok."),
+			prompt("add lodash. Use pnpm for installs please."), conclusion("Done."),
+			prompt("now dayjs. Please use pnpm for installs"), conclusion("Done."),
+		}, []queue.Note{
+			prompt("use pnpm for installs"), conclusion("Ok."),
+			prompt("now zod, and use pnpm for installs"), conclusion("Done."),
+		}},
+		{"rule", []queue.Note{prompt("remember: the staging database is read-only on weekends")},
+			[]queue.Note{prompt("remember that the staging database is read-only on weekends")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, "")
+			for i, notes := range [][]queue.Note{tc.first, tc.second} {
+				at := time.Now()
+				e := &queue.Entry{ID: queue.NewID(at), Harness: "codex", Session: fmt.Sprintf("sess-%d", i), Trigger: "stop", Project: project,
+					Created: at, Updated: at, Digest: queue.Digest{Notes: notes}}
+				data, err := e.Render()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := r.Commit(context.Background(), "enqueue", map[string][]byte{queue.Path(e.ID): data}); err != nil {
+					t.Fatal(err)
+				}
+				rep := run(t, r, Heuristic())
+				if learned, merged := 1-i, i; rep.Learned != learned || rep.Merged != merged {
+					t.Fatalf("session %d: %d new, %d seen again, want %d and %d: %+v", i+1, rep.Learned, rep.Merged, learned, merged, rep.Entries)
+				}
+			}
+			files := git(t, r.Root(), "ls-files", "learnings/")
+			if n := len(strings.Split(files, "\n")); n != 1 {
+				t.Errorf("%d learning files:\n%s", n, files)
+			}
+			healthy(t, r)
+		})
+	}
+}
