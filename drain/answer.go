@@ -273,8 +273,10 @@ func checkProposal(raw json.RawMessage) (Proposal, error) {
 		p.Confidence = string(c)
 	}
 	p.DuplicateOf = canonicalLearningID(w.DuplicateOf)
+	// An id may be both: the worker merges the proposal when it says nothing new and
+	// supersedes the learning when it changes it.
 	for _, id := range w.Supersedes {
-		if id = canonicalLearningID(id); id != "" && id != p.DuplicateOf {
+		if id = canonicalLearningID(id); id != "" {
 			p.Supersedes = appendUnique(p.Supersedes, id)
 		}
 	}

@@ -89,7 +89,7 @@ func TestParseAnswerNormalises(t *testing.T) {
 		{Title: "Use the pool", Body: "Reuse connections.", Kind: "rule", Confidence: "high",
 			Tags: []string{"db", "pool"}, Entities: []string{"Pool"}, Files: []string{"db/pool.go"}, Global: true,
 			Supersedes: []string{answerID1, answerID2}},
-		{Title: "Default confidence", Kind: "fix", Confidence: "medium", DuplicateOf: answerID2},
+		{Title: "Default confidence", Kind: "fix", Confidence: "medium", DuplicateOf: answerID2, Supersedes: []string{answerID2}},
 	}
 	if !reflect.DeepEqual(props, want) {
 		t.Fatalf("got  %+v\nwant %+v", props, want)

@@ -27,6 +27,10 @@ type Proposal struct {
 	DuplicateOf string `json:"duplicate_of,omitempty"`
 	// Supersedes are ids of existing learnings this one replaces.
 	Supersedes []string `json:"supersedes,omitempty"`
+	// evidence: the body only records what the session showed (the heuristic's fixes,
+	// corrections and preferences: output, counts, the prompts quoted); the title states the
+	// lesson.
+	evidence bool
 }
 
 // redact replaces the secrets in what an extractor wrote. Its input was redacted, but an LLM

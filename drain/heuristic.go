@@ -300,7 +300,7 @@ func correctionProposal(notes []queue.Note, turns []turn, ti int, c hooks.Correc
 	}
 	return Proposal{
 		Title: title, Body: b.String(), Kind: "correction", Confidence: "medium",
-		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list,
+		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, evidence: true,
 	}, true
 }
 
@@ -352,7 +352,7 @@ func fixProposal(notes []queue.Note, fc *fixChain) Proposal {
 	title = clipWords(title, hFixTitleMax)
 	return Proposal{
 		Title: title, Body: b.String(), Kind: "fix", Confidence: fc.conf,
-		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list,
+		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, evidence: true,
 	}
 }
 
@@ -486,6 +486,7 @@ func preferenceProposals(notes []queue.Note, turns []turn) []anchored {
 		out = append(out, anchored{prompts[1], Proposal{
 			Title: title, Body: b.String(), Kind: "preference", Confidence: "medium",
 			Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, Global: saysGlobal(strings.Join(said, "\n")),
+			evidence: true,
 		}})
 	}
 	return out

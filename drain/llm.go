@@ -448,7 +448,7 @@ Fields:
 - tags: a few short keywords. entities: names of functions, types, services, tools or settings it is about.
 - files: project-relative paths it is about.
 - global: true only when the lesson applies to every project, not just this one.
-- duplicate_of: the id of an existing learning below that already says this lesson, else "".
+- duplicate_of: the id of an existing learning below that already says this lesson, else "". A lesson that changes one (another value, version, command or path; enabled instead of disabled; a negation added or removed) is not its duplicate.
 - supersedes: ids of existing learnings below that this lesson replaces (they are now wrong or outdated), else [].
 `
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,6 +53,9 @@ type EntryResult struct {
 	Superseded []string `json:"superseded,omitempty"` // existing learnings now superseded
 	Failed     string   `json:"failed,omitempty"`     // why it moved to queue/failed
 	Note       string   `json:"note,omitempty"`
+	// NotMerged are existing learnings a proposal was named or looked a duplicate of but
+	// differs from in substance ("lrn-…: why"); the proposal became a learning of its own.
+	NotMerged []string `json:"not_merged,omitempty"`
 }
 
 // Report is what a drain run did.
@@ -314,7 +318,7 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 		props[i].redact()
 	}
 	_, err := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
-		res.Learned, res.Merged, res.Superseded = nil, nil, nil // fn may run again
+		res.Learned, res.Merged, res.Superseded, res.NotMerged = nil, nil, nil, nil // fn may run again
 		if _, err := tx.Read(it.Path); err != nil {
 			res.Note = "gone from the queue meanwhile"
 			return "", nil
@@ -325,19 +329,20 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 			if p.Global || project == "" {
 				project = learnings.Global
 			}
-			// the same lesson twice in one entry, or one the project already has
-			if slices.ContainsFunc(made, func(l *learnings.Learning) bool { return sameLesson(l.Title, p.Title) }) {
+			// the same lesson twice in one entry
+			if slices.ContainsFunc(made, func(l *learnings.Learning) bool {
+				if !sameLesson(l.Title, p.Title) {
+					return false
+				}
+				same, _ := sameSubstance(lesson{Title: l.Title, Body: l.Body}, p.lesson())
+				return same
+			}) {
 				continue
 			}
-			dup := p.DuplicateOf
-			if dup == "" {
-				dup = nearDuplicate(p, paths, tx)
-			}
-			if path, ok := paths[dup]; ok && dup != "" {
-				if err := seenAgain(tx, path, p, e, now); err == nil {
-					res.Merged = append(res.Merged, dup)
-					continue
-				}
+			// or one the project already has
+			if id, ok := w.merge(tx, p, paths, e, now, res); ok {
+				res.Merged = append(res.Merged, id)
+				continue
 			}
 			l := learnings.New(strings.TrimSpace(p.Title), project, now)
 			l.Kind, _ = learnings.ParseKind(p.Kind)
@@ -380,6 +385,7 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 				}
 				tx.Write(path, data)
 				res.Superseded = append(res.Superseded, old)
+				res.NotMerged = slices.DeleteFunc(res.NotMerged, func(s string) bool { return strings.HasPrefix(s, old+":") })
 			}
 			data, err := l.Render()
 			if err != nil {
@@ -397,22 +403,31 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 
 func commitMessage(e *queue.Entry, extractor string, made []*learnings.Learning, res *EntryResult) string {
 	from := fmt.Sprintf("%s session %s, %s", e.Harness, queue.Short(e.Session), extractor)
+	var b strings.Builder
 	switch {
-	case len(made) == 1 && len(res.Merged) == 0:
-		return fmt.Sprintf("learn: %s (from %s)", made[0].Title, from)
 	case len(made) == 0 && len(res.Merged) == 0:
 		return fmt.Sprintf("drain: nothing new in %s", from)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "drain: %d new, %d seen again (from %s)\n", len(made), len(res.Merged), from)
-	for _, l := range made {
-		fmt.Fprintf(&b, "\n+ %s %s", l.ID, l.Title)
+	case len(made) == 1 && len(res.Merged) == 0:
+		fmt.Fprintf(&b, "learn: %s (from %s)", made[0].Title, from)
+		if len(res.Superseded) == 0 && len(res.NotMerged) == 0 {
+			return b.String()
+		}
+		b.WriteString("\n")
+	default:
+		fmt.Fprintf(&b, "drain: %d new, %d seen again (from %s)\n", len(made), len(res.Merged), from)
+		for _, l := range made {
+			fmt.Fprintf(&b, "\n+ %s %s", l.ID, l.Title)
+		}
 	}
 	for _, id := range res.Merged {
 		fmt.Fprintf(&b, "\n= %s seen again", id)
 	}
 	for _, id := range res.Superseded {
 		fmt.Fprintf(&b, "\n~ %s superseded", id)
+	}
+	for _, s := range res.NotMerged {
+		id, why, _ := strings.Cut(s, ": ")
+		fmt.Fprintf(&b, "\n! %s not merged, kept beside the new learning: %s", id, why)
 	}
 	return b.String()
 }
@@ -433,38 +448,48 @@ func sameLesson(a, b string) bool {
 	return float64(common)/float64(union) >= 0.8
 }
 
-// nearDuplicate finds a candidate whose title says what p's says.
-func nearDuplicate(p Proposal, paths map[string]string, tx *gitstore.Tx) string {
-	for id, path := range paths {
+// merge finds the existing learning p duplicates and says the same as (the one the
+// extractor named, else a current candidate whose title says what p's says) and counts it
+// seen again. A learning p was taken for a duplicate of but differs from in substance is
+// listed in res.NotMerged: p is then a learning of its own, or supersedes it when the
+// extractor says so.
+func (w *worker) merge(tx *gitstore.Tx, p Proposal, paths map[string]string, e *queue.Entry, now time.Time, res *EntryResult) (string, bool) {
+	var ids []string
+	if _, ok := paths[p.DuplicateOf]; ok {
+		ids = append(ids, p.DuplicateOf)
+	}
+	for _, id := range slices.Sorted(maps.Keys(paths)) {
+		if id != p.DuplicateOf {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		path := paths[id]
 		raw, err := tx.Read(path)
 		if err != nil {
 			continue
 		}
 		l, err := learnings.Parse(path, raw)
-		if err != nil || l.Status != learnings.StatusCurrent {
+		if err != nil || l.Status != learnings.StatusCurrent || id != p.DuplicateOf && !sameLesson(l.Title, p.Title) {
 			continue
 		}
-		if sameLesson(l.Title, p.Title) {
-			return id
+		same, why := sameSubstance(lesson{Title: l.Title, Body: l.Body}, p.lesson())
+		if !same {
+			w.o.Log.Info("not merged: differs in substance", "entry", e.ID, "learning", id, "title", p.Title, "why", why)
+			res.NotMerged = append(res.NotMerged, id+": "+why)
+			continue
 		}
+		if err := seenAgain(tx, path, l, p, now); err != nil {
+			continue
+		}
+		return id, true
 	}
-	return ""
+	return "", false
 }
 
 // seenAgain bumps an existing learning's seen count and merges what the new sighting adds
 // (tags, entities, files), in place: the person's text and comments stay as they are.
-func seenAgain(tx *gitstore.Tx, path string, p Proposal, e *queue.Entry, now time.Time) error {
-	raw, err := tx.Read(path)
-	if err != nil {
-		return err
-	}
-	l, err := learnings.Parse(path, raw)
-	if err != nil {
-		return err
-	}
-	if l.Status != learnings.StatusCurrent {
-		return fmt.Errorf("%s is %s", l.ID, l.Status)
-	}
+func seenAgain(tx *gitstore.Tx, path string, l *learnings.Learning, p Proposal, now time.Time) error {
 	l.Seen++
 	l.Updated = now.UTC().Truncate(time.Second)
 	l.Tags = union(l.Tags, p.Tags)

@@ -337,3 +337,128 @@ func TestDuplicateBumpsSeenAndSupersede(t *testing.T) {
 	}
 	healthy(t, r)
 }
+
+// enqueuePrompt commits one entry of project whose digest is one prompt.
+func enqueuePrompt(t testing.TB, r *gitstore.Repo, project, prompt string) string {
+	t.Helper()
+	at := time.Now()
+	e := &queue.Entry{ID: queue.NewID(at), Harness: "claude-code", Session: "sess-ledger", Trigger: "precompact", Project: project,
+		Created: at, Updated: at, Digest: queue.Digest{Prompts: 1, Notes: []queue.Note{{Kind: queue.NotePrompt, Text: prompt}}}}
+	data, err := e.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit(context.Background(), "enqueue", map[string][]byte{queue.Path(e.ID): data}); err != nil {
+		t.Fatal(err)
+	}
+	return e.ID
+}
+
+// seedLearning commits a current learning of project.
+func seedLearning(t testing.TB, r *gitstore.Repo, project, title, body string) *learnings.Learning {
+	t.Helper()
+	l := learnings.New(title, project, time.Now().Add(-time.Hour))
+	l.Body = body
+	if _, err := learnings.Create(context.Background(), r, l, "seed"); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestDrainKeepsADifferentLessonApart: the tester's case. "feature flag ledger_v2 disabled
+// for the checkout service in staging" shares six of its seven analysed words with
+// "… enabled …", so the heuristic marks it a duplicate; it says the opposite, so it
+// becomes a learning of its own, and the commit says why it was not merged.
+func TestDrainKeepsADifferentLessonApart(t *testing.T) {
+	r := newRepo(t, "")
+	const project = "github.com/acme/ledger"
+	const said = "feature flag ledger_v2 enabled for the checkout service in staging"
+	old := seedLearning(t, r, project, "Feature flag ledger_v2 enabled for the checkout service in staging", said+"\n")
+	prompt := "remember: " + strings.Replace(said, "enabled", "disabled", 1)
+	id := enqueuePrompt(t, r, project, prompt)
+
+	props, _, err := Heuristic().Extract(context.Background(), Input{Entry: &queue.Entry{Digest: queue.Digest{Notes: []queue.Note{
+		{Kind: queue.NotePrompt, Text: prompt}}}}, Existing: []Existing{{ID: old.ID, Title: old.Title}}})
+	if err != nil || len(props) != 1 || props[0].DuplicateOf != old.ID {
+		t.Fatalf("the heuristic no longer takes it for a duplicate, the test tests nothing: %+v %v", props, err)
+	}
+
+	rep := run(t, r, Heuristic())
+	if rep.Drained != 1 || rep.Learned != 1 || rep.Merged != 0 {
+		t.Fatalf("report %+v", rep.Entries)
+	}
+	got, _, err := learnings.Get(r, old.ID)
+	if err != nil || got.Seen != 1 || got.Status != learnings.StatusCurrent {
+		t.Errorf("the old learning changed: %+v %v", got, err)
+	}
+	fresh, _, err := learnings.Get(r, rep.Entries[0].Learned[0])
+	if err != nil || !strings.Contains(fresh.Title, "disabled") || fresh.Status != learnings.StatusCurrent {
+		t.Errorf("new learning %+v %v", fresh, err)
+	}
+	if q := git(t, r.Root(), "ls-files", "queue"); q != "" {
+		t.Errorf("entry %s not drained: %s", id, q)
+	}
+	msg := git(t, r.Root(), "log", "-1", "--format=%B")
+	for _, want := range []string{"learn: Feature flag ledger_v2 disabled for the checkout service in staging (from claude-code session", "! " + old.ID + " not merged", `"disabled"`, `"enabled"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("commit message does not say %q:\n%s", want, msg)
+		}
+	}
+	healthy(t, r)
+}
+
+// TestDrainRelearnedLessonIsSeenAgain: the heuristic finds the same lesson in a later
+// session, with other output, other counts and other words around it: it is merged into the
+// learning the first session made, not written again.
+func TestDrainRelearnedLessonIsSeenAgain(t *testing.T) {
+	const project = "github.com/acme/shop"
+	for _, tc := range []struct {
+		name          string
+		first, second []queue.Note
+	}{
+		{"fix", []queue.Note{
+			prompt("run the db tests"),
+			failed("Bash", "go test ./db/...", "db_test.go:14: dial tcp 127.0.0.1:5432: connect: connection refused", 1),
+			ran("Bash", "make test-db && go test ./db/..."),
+		}, []queue.Note{
+			prompt("the db tests again please"),
+			failed("Bash", "go test ./db/...", "users_test.go:31: pq: database \"shop_test\" does not exist", 2),
+			ran("Bash", "make test-db && go test ./db/..."),
+		}},
+		{"preference", []queue.Note{
+			prompt("use pnpm for installs"), conclusion("Ok."),
+			prompt("add lodash. Use pnpm for installs please."), conclusion("Done."),
+			prompt("now dayjs. Please use pnpm for installs"), conclusion("Done."),
+		}, []queue.Note{
+			prompt("use pnpm for installs"), conclusion("Ok."),
+			prompt("now zod, and use pnpm for installs"), conclusion("Done."),
+		}},
+		{"rule", []queue.Note{prompt("remember: the staging database is read-only on weekends")},
+			[]queue.Note{prompt("remember that the staging database is read-only on weekends")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, "")
+			for i, notes := range [][]queue.Note{tc.first, tc.second} {
+				at := time.Now()
+				e := &queue.Entry{ID: queue.NewID(at), Harness: "codex", Session: fmt.Sprintf("sess-%d", i), Trigger: "stop", Project: project,
+					Created: at, Updated: at, Digest: queue.Digest{Notes: notes}}
+				data, err := e.Render()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := r.Commit(context.Background(), "enqueue", map[string][]byte{queue.Path(e.ID): data}); err != nil {
+					t.Fatal(err)
+				}
+				rep := run(t, r, Heuristic())
+				if learned, merged := 1-i, i; rep.Learned != learned || rep.Merged != merged {
+					t.Fatalf("session %d: %d new, %d seen again, want %d and %d: %+v", i+1, rep.Learned, rep.Merged, learned, merged, rep.Entries)
+				}
+			}
+			files := git(t, r.Root(), "ls-files", "learnings/")
+			if n := len(strings.Split(files, "\n")); n != 1 {
+				t.Errorf("%d learning files:\n%s", n, files)
+			}
+			healthy(t, r)
+		})
+	}
+}

@@ -259,7 +259,7 @@ func (l *Learning) Validate() error {
 	case utf8.RuneCountInString(l.Title) > MaxTitleLen:
 		bad("title", -1, "is %d characters long, the limit is %d", utf8.RuneCountInString(l.Title), MaxTitleLen)
 	}
-	if !ValidProjectKey(l.Project) {
+	if ValidProjectKey(l.Project) != nil {
 		bad("project", -1, "must be %s, local/<name> or host/owner/name (got %q)", Global, l.Project)
 	}
 	if !l.Kind.Valid() {

@@ -147,7 +147,8 @@ func remoteURL(config string) (string, error) {
 // all give github.com/acme/auth. The host is lower-cased; user, password,
 // port, query, a trailing ".git" and slashes are dropped; nested groups
 // (gitlab.com/group/sub/project) are kept. Local paths and file:// URLs give
-// local/<name of the repository>.
+// local/<name of the repository>. Every segment is normalised and encoded so
+// that the key is a safe path and no two projects share it (projectkey.go).
 func NormalizeRemote(remote string) (string, error) {
 	s := strings.TrimSpace(remote)
 	if i := strings.Index(s, "::"); i > 0 && !strings.ContainsAny(s[:i], ":/") {
@@ -192,15 +193,44 @@ func NormalizeRemote(remote string) (string, error) {
 		}
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if !validHost(host) {
+		return "", fmt.Errorf("normalize remote %q: bad host %q", remote, host)
+	}
 	segs, err := repoPath(p)
 	if err != nil {
 		return "", fmt.Errorf("normalize remote %q: %w", remote, err)
 	}
-	key := host + "/" + strings.Join(segs, "/")
-	if !validHost(host) || !ValidProjectKey(key) {
-		return "", fmt.Errorf("normalize remote %q: %q is not a valid project key", remote, key)
+	key := remoteKey(encodeSegment(normalizeHost(host)), segs)
+	if err := ValidProjectKey(key); err != nil {
+		return "", fmt.Errorf("normalize remote %q: %w", remote, err)
 	}
 	return key, nil
+}
+
+// remoteKey joins a host and a path into a key of at most MaxProjectKeyLen bytes: a longer
+// path becomes one segment, its segments joined by %2F (so that a/b-c and a-b/c stay
+// apart), cut with a hash by cutSegment.
+func remoteKey(host string, segs []string) string {
+	key := host + "/" + strings.Join(segs, "/")
+	if len(key) <= MaxProjectKeyLen {
+		return key
+	}
+	return host + "/" + cutSegment(strings.Join(segs, "%2F"), min(MaxSegmentLen, MaxProjectKeyLen-len(host)-1))
+}
+
+// validHost: a host as a remote URL gives it, lower-cased: ASCII letters, digits, dots,
+// hyphens and underscores, not first a dot, hyphen or underscore; or other code points
+// (an internationalised name), which the key encodes.
+func validHost(h string) bool {
+	if h == "" || strings.IndexByte("._-", h[0]) >= 0 {
+		return false
+	}
+	for i := range len(h) {
+		if c := h[i]; c < 0x80 && !validKeyChar(c) {
+			return false
+		}
+	}
+	return true
 }
 
 func validScheme(s string) bool {
@@ -222,7 +252,7 @@ func isLocalPath(s string) bool {
 }
 
 // repoPath splits the path of a remote into key segments: no empty or "."
-// segments, no trailing ".git", characters outside [A-Za-z0-9._-] replaced.
+// segments, no trailing ".git", each normalised and encoded (projectkey.go).
 func repoPath(p string) ([]string, error) {
 	var segs []string
 	for seg := range strings.SplitSeq(p, "/") {
@@ -232,12 +262,15 @@ func repoPath(p string) ([]string, error) {
 		case "..":
 			return nil, errors.New(`".." in the repository path`)
 		}
-		segs = append(segs, sanitize(seg))
+		segs = append(segs, normalizeSegment(seg))
 	}
 	for len(segs) > 0 {
 		last := strings.TrimSuffix(segs[len(segs)-1], ".git")
 		if last != "" {
 			segs[len(segs)-1] = last
+			for i, s := range segs {
+				segs[i] = encodeSegment(s)
+			}
 			return segs, nil
 		}
 		segs = segs[:len(segs)-1] // ".../repo/.git"
@@ -258,68 +291,12 @@ func localRemote(remote, p string) (string, error) {
 	return "", fmt.Errorf("normalize remote %q: no repository name in the path", remote)
 }
 
-// localKey returns local/<name>, the name lower-cased and reduced to the
-// characters a key allows.
+// localKey returns local/<name>, the name lower-cased, normalised, without dots and
+// hyphens at its ends, and encoded (projectkey.go).
 func localKey(name string) string {
-	name = strings.Trim(sanitize(strings.ToLower(name)), ".-")
+	name = strings.Trim(normalizeSegment(strings.ToLower(name)), ".-")
 	if name == "" {
 		name = "unnamed"
 	}
-	return "local/" + name
-}
-
-// sanitize replaces every character outside [A-Za-z0-9._-] with '-'.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x80 && validKeyChar(byte(r)) {
-			return r
-		}
-		return '-'
-	}, s)
-}
-
-func validKeyChar(c byte) bool {
-	return isLetter(c) || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
-}
-
-func validSegment(s string) bool {
-	if s == "" || s == "." || s == ".." {
-		return false
-	}
-	for i := range len(s) {
-		if !validKeyChar(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func validHost(h string) bool {
-	return validSegment(h) && h == strings.ToLower(h) && strings.IndexByte("._-", h[0]) < 0
-}
-
-// ValidProjectKey reports whether s is a project key: Global, local/<name>,
-// or a lower-case host followed by one or more path segments
-// (github.com/acme/auth), segments made of [A-Za-z0-9._-], without "." or
-// "..", without leading, trailing or doubled slashes.
-func ValidProjectKey(s string) bool {
-	if s == Global {
-		return true
-	}
-	segs := strings.Split(s, "/")
-	if len(segs) < 2 {
-		return false
-	}
-	if segs[0] == "local" {
-		return len(segs) == 2 && validSegment(segs[1])
-	}
-	if !validHost(segs[0]) {
-		return false
-	}
-	for _, seg := range segs[1:] {
-		if !validSegment(seg) {
-			return false
-		}
-	}
-	return true
+	return "local/" + encodeSegment(name)
 }

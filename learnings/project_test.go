@@ -42,13 +42,7 @@ func TestNormalizeRemote(t *testing.T) {
 		{`C:\repos\x.git`, "local/x"},
 		{"srv/git/x", "local/x"},
 	} {
-		got, err := NormalizeRemote(tc.in)
-		if err != nil || got != tc.want {
-			t.Errorf("NormalizeRemote(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
-		}
-		if err == nil && !ValidProjectKey(got) {
-			t.Errorf("NormalizeRemote(%q) = %q: not a valid key", tc.in, got)
-		}
+		wantRemoteKey(t, tc.in, tc.want)
 	}
 	for _, in := range []string{
 		"", "   ", "garbage", "not a url", "http://", "https://github.com", "https://github.com/", "git@github.com:",
@@ -57,6 +51,20 @@ func TestNormalizeRemote(t *testing.T) {
 	} {
 		if got, err := NormalizeRemote(in); err == nil {
 			t.Errorf("NormalizeRemote(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+// wantRemoteKey checks that NormalizeRemote gives want, a key ValidProjectKey accepts.
+func wantRemoteKey(t *testing.T, remote, want string) {
+	t.Helper()
+	got, err := NormalizeRemote(remote)
+	if err != nil || got != want {
+		t.Errorf("NormalizeRemote(%q) = %q, %v; want %q", remote, got, err, want)
+	}
+	if err == nil {
+		if verr := ValidProjectKey(got); verr != nil {
+			t.Errorf("NormalizeRemote(%q) = %q: %v", remote, got, verr)
 		}
 	}
 }
@@ -86,8 +94,8 @@ func TestValidProjectKey(t *testing.T) {
 		"local/..":                     false,
 		".hidden/x":                    false,
 	} {
-		if got := ValidProjectKey(key); got != want {
-			t.Errorf("ValidProjectKey(%q) = %v, want %v", key, got, want)
+		if err := ValidProjectKey(key); (err == nil) != want {
+			t.Errorf("ValidProjectKey(%q) = %v, want valid %v", key, err, want)
 		}
 	}
 }
@@ -148,6 +156,12 @@ func TestProjectKey(t *testing.T) {
 	git(t, clone, "push", "-q", "origin", "HEAD")
 	git(t, withOrigin, "-c", "protocol.file.allow=always", "submodule", "add", "-q", bare, "sub")
 
+	cyrillic := mkdir(t, root, "auth-cyrillic")
+	git(t, cyrillic, "init", "-q")
+	git(t, cyrillic, "remote", "add", "origin", "git@github.com:аcme/auth.git") // Cyrillic а
+	device := mkdir(t, root, "CON")
+	git(t, device, "init", "-q")
+
 	badGit := mkdir(t, root, "bad")
 	if err := os.WriteFile(filepath.Join(badGit, ".git"), []byte("nonsense\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -164,6 +178,8 @@ func TestProjectKey(t *testing.T) {
 		{clone, "local/lib"},
 		{filepath.Join(withOrigin, "sub"), "local/lib"},
 		{noGit, Global},
+		{cyrillic, "github.com/%D0%B0cme/auth"},
+		{device, "local/co%6E"},
 		{filepath.Join(withOrigin, ".git", "HEAD"), "github.com/acme/auth"}, // a file: its directory's key
 
 	} {

@@ -151,8 +151,8 @@ project (its clones and worktrees included) unless --global or --project.`,
 				q.Project = project
 				if project == "" {
 					q.Project = currentProject()
-				} else if !learnings.ValidProjectKey(project) {
-					return flagErrorf("--project: %q is not a project key (host/owner/name, local/name or _global)", project)
+				} else if err := learnings.ValidProjectKey(project); err != nil {
+					return flagErrorf("--project: %v", err)
 				}
 			}
 			r, err := a.repo()
