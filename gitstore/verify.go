@@ -59,7 +59,7 @@ func componentRule(c string) string {
 		return "a relative step"
 	case len(c) > maxNameBytes:
 		return fmt.Sprintf("longer than %d bytes", maxNameBytes)
-	case isDotGit(c):
+	case IsDotGit(c):
 		return "names git's own directory (.git in some spelling): git refuses it, and on macOS or Windows it would be the repository's configuration"
 	}
 	for _, r := range c {
@@ -70,16 +70,16 @@ func componentRule(c string) string {
 	switch {
 	case strings.HasSuffix(c, ".") || strings.HasSuffix(c, " "):
 		return "ends in a dot or a space, which Windows drops (another name would alias it)"
-	case isReservedWindowsName(c):
+	case IsDeviceName(c):
 		return "a device name Windows reserves"
 	}
 	return ""
 }
 
-// isDotGit reports whether a name is ".git" to git, NTFS or HFS+: ASCII case folded, HFS's
+// IsDotGit reports whether a name is ".git" to git, NTFS or HFS+: ASCII case folded, HFS's
 // ignorable code points removed, NTFS's trailing dots and spaces and stream suffix dropped,
 // and NTFS's short name "git~1".
-func isDotGit(c string) bool {
+func IsDotGit(c string) bool {
 	var b strings.Builder
 	for _, r := range c {
 		if hfsIgnorable(r) {
@@ -104,9 +104,10 @@ func hfsIgnorable(r rune) bool {
 	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
 }
 
-// isReservedWindowsName: CON, PRN, AUX, NUL, COM1–9, LPT1–9 (and their superscript-digit
-// forms), CONIN$, CONOUT$, with or without an extension, in any case.
-func isReservedWindowsName(c string) bool {
+// IsDeviceName reports whether Windows reserves a name for a device: CON, PRN, AUX, NUL,
+// COM0–9, LPT0–9 (and their superscript-digit forms), CONIN$, CONOUT$, with or without an
+// extension, in any case.
+func IsDeviceName(c string) bool {
 	base, _, _ := strings.Cut(c, ".")
 	base = strings.ToLower(strings.TrimRight(base, " "))
 	switch base {
@@ -115,7 +116,7 @@ func isReservedWindowsName(c string) bool {
 	}
 	if len(base) >= 4 && (strings.HasPrefix(base, "com") || strings.HasPrefix(base, "lpt")) {
 		switch d := base[3:]; d {
-		case "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
 			return true
 		}
 	}

@@ -16,7 +16,7 @@ func TestVerifyPath(t *testing.T) {
 	ok := []string{
 		"reflect.toml", "learnings/github.com/acme/auth/lrn-01J0C6WQ2B5S8V3X7Z9A1D4F6G.md", "queue/failed/q-1.json",
 		".gitignore", ".github/x", "learnings/local/con-x/a.md", "comic/console.md", "gitx", "a.git", ".gitx",
-		"learnings/local/日本語/lrn.md", "com10", "lpt0.md",
+		"learnings/local/日本語/lrn.md", "com10", "lpt10.md",
 	}
 	for _, p := range ok {
 		if err := VerifyPath(p); err != nil {

@@ -33,6 +33,8 @@ import (
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/reflect-memory/reflect/gitstore"
 )
 
 const (
@@ -79,7 +81,8 @@ func encodeSegment(n string) string {
 	if strings.EqualFold(s, ".git") {
 		s = "%2E" + s[1:]
 	}
-	if base, _, _ := strings.Cut(s, "."); reservedName(base) {
+	if gitstore.IsDeviceName(s) {
+		base, _, _ := strings.Cut(s, ".")
 		last := len(base) - 1
 		s = base[:last] + fmt.Sprintf("%%%02X", base[last]) + s[len(base):]
 	}
@@ -147,31 +150,9 @@ func hexValue(h byte) byte {
 	return h - 'A' + 10
 }
 
-// reservedName reports whether name (a segment up to its first dot) is a device name that
-// Windows reserves in every directory.
-func reservedName(name string) bool {
-	switch strings.ToUpper(name) {
-	case "CON", "PRN", "AUX", "NUL":
-		return true
-	}
-	if len(name) == 4 && name[3] >= '0' && name[3] <= '9' {
-		switch strings.ToUpper(name[:3]) {
-		case "COM", "LPT":
-			return true
-		}
-	}
-	return false
-}
-
 func validKeyChar(c byte) bool {
 	return isLetter(c) || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
 }
-
-// hfsIgnorable are the code points HFS+ ignores in a name, so that ".g\u200cit" is .git
-// there (git's is_hfs_dotgit).
-var hfsIgnorable = strings.NewReplacer("\u200c", "", "\u200d", "", "\u200e", "", "\u200f", "",
-	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
-	"\u206a", "", "\u206b", "", "\u206c", "", "\u206d", "", "\u206e", "", "\u206f", "", "\ufeff", "")
 
 // ValidProjectKey checks a project key, such as the name of a directory under learnings/
 // that came from another machine, and says which rule it breaks: it is Global,
@@ -212,7 +193,6 @@ func checkSegment(seg string, host bool) error {
 	if host {
 		what = "host"
 	}
-	bare := strings.TrimRight(hfsIgnorable.Replace(seg), ". ")
 	switch {
 	case seg == "":
 		return errors.New("empty segment: a leading, trailing or doubled slash")
@@ -220,12 +200,12 @@ func checkSegment(seg string, host bool) error {
 		return fmt.Errorf("%s %q is a relative path step", what, seg)
 	case len(seg) > MaxSegmentLen:
 		return fmt.Errorf("%s %.40q… is %d bytes long, the limit is %d", what, seg, len(seg), MaxSegmentLen)
-	case strings.EqualFold(bare, ".git") || strings.EqualFold(seg, "git~1"):
+	case gitstore.IsDotGit(seg):
 		return fmt.Errorf("%s %q is .git or a name that Windows or macOS reads as .git", what, seg)
 	case strings.HasSuffix(seg, ".") || strings.HasSuffix(seg, " "):
 		return fmt.Errorf("%s %q ends in a dot or a space, which Windows drops", what, seg)
 	}
-	if base, _, _ := strings.Cut(seg, "."); reservedName(strings.TrimRight(base, " ")) {
+	if gitstore.IsDeviceName(seg) {
 		return fmt.Errorf("%s %q is a device name Windows reserves (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with or without an extension)", what, seg)
 	}
 	for i := range len(seg) {

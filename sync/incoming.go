@@ -78,8 +78,8 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 		case isLearning:
 			limit = learnings.MaxFileBytes
 			key := strings.TrimSuffix(strings.TrimPrefix(path.Dir(c.Path), learnings.Dir+"/"), "/")
-			if !learnings.ValidProjectKey(key) {
-				return refuse(c, "learnings/%s is not a project key reflect makes", key)
+			if err := learnings.ValidProjectKey(key); err != nil {
+				return refuse(c, "learnings/%s is not a project key reflect makes: %v", key, err)
 			}
 			if c.From.IsZero() {
 				added[id] = c.Path
