@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/reflect-memory/reflect/gitstore"
 )
 
@@ -150,4 +152,76 @@ func addAuthors(r *gitstore.Repo, emails []string) error {
 	}
 	sort.Strings(all)
 	return write(r, authorsFile, all)
+}
+
+// builtFile marks records that are complete for this clone: kept by sync since it was made,
+// or rebuilt from history.
+const builtFile = Dir + "/built"
+
+// Built reports whether the records are complete for this clone. When they are not (a
+// repository from before they were kept, or a deleted .git/reflect/provenance), recall
+// cannot tell what arrived by sync, and says so.
+func Built(r *gitstore.Repo) bool {
+	data, err := r.ReadState(builtFile)
+	return err == nil && data != nil
+}
+
+// historyLimit bounds the commits Rebuild reads: ~1 s here at 20,000 commits.
+const historyLimit = 20_000
+
+// Ensure rebuilds the records from history when they are not complete (see Built): every
+// learning whose current version was committed by another author than this machine's, or
+// whose commit the walk does not reach, is recorded as arrived — the history cannot say which
+// of this author's commits another laptop made, so those read as written here. It runs once
+// per clone, in a command, never in a hook.
+func Ensure(r *gitstore.Repo, now time.Time) error {
+	if Built(r) {
+		return nil
+	}
+	head, err := r.Head()
+	if err != nil {
+		return err
+	}
+	files, err := r.Walk("learnings")
+	if err != nil {
+		return err
+	}
+	want := map[string]plumbing.Hash{}
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, ".md") {
+			want[f.Path] = f.ID
+		}
+	}
+	recs := map[string]Record{}
+	if len(want) > 0 && !head.IsZero() {
+		origins, err := r.Origins(head, want, nil, historyLimit)
+		if err != nil {
+			return err
+		}
+		me := r.Identity()
+		for p, blob := range want {
+			id := strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md")
+			o, found := origins[p]
+			if found && strings.EqualFold(o.Email, me) {
+				continue
+			}
+			rec := Record{Path: p, Blob: blob.String(), Arrived: now.UTC()}
+			if found {
+				rec.Commit, rec.Author, rec.Email, rec.When = o.Commit.String(), o.Author, o.Email, o.When.UTC()
+				if o.MergedBy != "" && o.MergedBy != o.Email {
+					rec.Reviewed = o.MergedBy
+				}
+			}
+			recs[id] = rec
+		}
+	}
+	if err := Save(r, recs); err != nil {
+		return err
+	}
+	return r.WriteState(builtFile, []byte(now.UTC().Format(time.RFC3339)+"\n"))
+}
+
+// MarkBuilt records that this clone's records are complete: a new memory has none to build.
+func MarkBuilt(r *gitstore.Repo, now time.Time) error {
+	return r.WriteState(builtFile, []byte(now.UTC().Format(time.RFC3339)+"\n"))
 }

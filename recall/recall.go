@@ -55,6 +55,8 @@ type From struct {
 	Arrived  time.Time `json:"arrived,omitzero"`
 	// Other: an author other than this machine's (or an unknown one) wrote it.
 	Other bool `json:"other,omitempty"`
+	// Unknown: this clone's provenance records are not built yet (see provenance.Built).
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Result is what a hook injects, and how it got there.
@@ -191,7 +193,7 @@ func rank(hits *index.Result, terms []string, project string, now time.Time, cfg
 		if !ok {
 			conf = confidenceWeight["low"]
 		}
-		if c.From.Other && c.From.Reviewed == "" {
+		if c.From.Other && c.From.Reviewed == "" && !c.From.Unknown {
 			conf = min(conf, confidenceWeight["medium"]) // what no one here has read claims no more
 		}
 		boost := 1.0
@@ -284,6 +286,9 @@ func Render(cs []Candidate, maxChars int) string {
 
 // describe says where a learning came from, in the block's words.
 func (f From) describe() string {
+	if f.Unknown {
+		return "origin not yet known"
+	}
 	if !f.Sync {
 		return "written here"
 	}
@@ -348,9 +353,13 @@ func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 func origins(repo *gitstore.Repo, hits *index.Result) map[string]From {
 	out := map[string]From{}
 	me := repo.Identity()
+	built := provenance.Built(repo)
 	for _, h := range hits.Hits {
 		rec, ok, err := provenance.Of(repo, h.ID)
 		if err != nil || !ok {
+			if !built { // the records are being rebuilt: it may have arrived by sync
+				out[h.ID] = From{Unknown: true, Other: true}
+			}
 			continue
 		}
 		out[h.ID] = From{Sync: true, Author: rec.Email, Machine: rec.Machine, Reviewed: rec.Reviewed, Arrived: rec.Arrived,

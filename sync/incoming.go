@@ -184,6 +184,9 @@ func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plu
 			want[c.Path] = c.To
 		}
 	}
+	if base.IsZero() && len(want) == 0 {
+		return provenance.MarkBuilt(r, now) // a first sync of an empty memory: nothing to record
+	}
 	if len(want) == 0 {
 		return nil
 	}
@@ -210,7 +213,13 @@ func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plu
 		}
 		recs[id] = rec
 	}
-	return provenance.Save(r, recs)
+	if err := provenance.Save(r, recs); err != nil {
+		return err
+	}
+	if base.IsZero() { // everything this clone holds came in here: its records are complete
+		return provenance.MarkBuilt(r, now)
+	}
+	return nil
 }
 
 // fetched is what a fetch may add: the pack files that were not there before it, and the

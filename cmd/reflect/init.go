@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/provenance"
 	memsync "github.com/reflect-memory/reflect/sync"
 )
 
@@ -27,6 +31,9 @@ func (a *app) initCmd() *cobra.Command {
 					return err
 				}
 				a.afterWrite(r)
+				for _, n := range res.Notes {
+					fmt.Fprintf(a.stderr, "reflect: %s\n", n)
+				}
 				if a.json() {
 					return a.printJSON(map[string]any{"home": r.Root(), "created": true, "remote": r.Remote("origin"), "sync": res})
 				}
@@ -36,6 +43,11 @@ func (a *app) initCmd() *cobra.Command {
 			r, created, err := gitstore.Init(cmd.Context(), home, gitstore.InitOptions{Remote: remote})
 			if err != nil {
 				return err
+			}
+			if created { // a new memory: nothing in it arrived from elsewhere
+				if err := provenance.MarkBuilt(r, time.Now()); err != nil {
+					return err
+				}
 			}
 			if a.json() {
 				return a.printJSON(map[string]any{"home": r.Root(), "created": created, "remote": r.Remote("origin")})

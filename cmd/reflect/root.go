@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/provenance"
 )
 
 // app is what every command shares: the streams, the global flags and the repository.
@@ -124,6 +126,11 @@ func (a *app) openRepo(lenient bool) (*gitstore.Repo, error) {
 		if len(split.Skipped) > 0 {
 			fmt.Fprintf(a.stderr, "reflect: %s had values this reflect does not accept: dropped from reflect.toml, defaults used\n", strings.Join(split.Skipped, ", "))
 		}
+	}
+	// which learnings arrived by sync: rebuilt from history once, for a clone made before
+	// reflect kept the records (or whose records were deleted)
+	if err := provenance.Ensure(r, time.Now()); err != nil {
+		a.log.Warn("rebuild the provenance records", "err", err)
 	}
 	if err := r.SettingsError(); err != nil {
 		if !lenient {

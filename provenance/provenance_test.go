@@ -1,0 +1,81 @@
+package provenance
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/testenv"
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+func TestSaveOfMarkReviewed(t *testing.T) {
+	testenv.SetHome(t)
+	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const a, b = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6C", "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B7C" // one bucket
+	if err := Save(r, map[string]Record{a: {Email: "m@example.org"}, b: {}}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, ok, err := Of(r, a); !ok || err != nil || rec.Email != "m@example.org" {
+		t.Fatalf("Of(a) = %+v, %v, %v", rec, ok, err)
+	}
+	if _, ok, _ := Of(r, "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6D"); ok {
+		t.Error("a learning never recorded has a record")
+	}
+	if err := MarkReviewed(r, b, "you"); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _, _ := Of(r, b); rec.Reviewed != "you" {
+		t.Errorf("reviewed = %q", rec.Reviewed)
+	}
+	if got := Authors(r); len(got) != 2 || got[0] != UnknownAuthor || got[1] != "m@example.org" {
+		t.Errorf("authors = %v", got)
+	}
+}
+
+// A clone made before the records were kept rebuilds them from history: what another author
+// committed arrived; what this machine's author committed reads as written here.
+func TestEnsureRebuildsFromHistory(t *testing.T) {
+	testenv.SetHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := learnings.New("mine", learnings.Global, time.Now())
+	if _, err := learnings.Create(ctx, r, mine, "learn: mine"); err != nil {
+		t.Fatal(err)
+	}
+	theirs := learnings.New("theirs", learnings.Global, time.Now())
+	data, _ := theirs.Render()
+	os.WriteFile(filepath.Join(r.Root(), filepath.FromSlash(theirs.RelPath())), data, 0o644)
+	cmd := exec.Command("git", "-C", r.Root(), "add", "-A")
+	cmd.Run()
+	cmd = exec.Command("git", "-C", r.Root(), "commit", "-qm", "learn: theirs")
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Bob", "GIT_AUTHOR_EMAIL=bob@example.org")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if Built(r) {
+		t.Fatal("built before Ensure")
+	}
+	if err := Ensure(r, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if !Built(r) {
+		t.Fatal("not built after Ensure")
+	}
+	if _, ok, _ := Of(r, mine.ID); ok {
+		t.Error("this author's learning recorded as arrived")
+	}
+	if rec, ok, _ := Of(r, theirs.ID); !ok || rec.Email != "bob@example.org" {
+		t.Errorf("theirs: %+v, %v", rec, ok)
+	}
+}
