@@ -160,3 +160,44 @@ func TestHookStdinIsBounded(t *testing.T) {
 	}
 	assertHealthy(t, environ, home)
 }
+
+// TestHookCapturesOnlyTranscripts: a capture hook whose payload names a file that is not a
+// transcript (a system file, a binary, a sparse file) exits 0 with no output, makes no
+// commit and logs why.
+func TestHookCapturesOnlyTranscripts(t *testing.T) {
+	environ := env(t)
+	home := initRepo(t, environ)
+	dir := t.TempDir()
+	binary := filepath.Join(dir, "core.bin")
+	b := make([]byte, 256<<10)
+	for i := range b {
+		b[i] = byte(i * 31)
+	}
+	os.WriteFile(binary, b, 0o644)
+	sparse := filepath.Join(dir, "sparse.jsonl")
+	if f, err := os.Create(sparse); err == nil {
+		f.Truncate(64 << 20)
+		f.Close()
+	}
+	logPath := filepath.Join(home, ".git", "reflect", "log", "reflect.log")
+	for i, path := range []string{"/etc/passwd", binary, sparse} {
+		commits := commitCount(t, environ, home)
+		before, _ := os.ReadFile(logPath)
+		for _, ev := range []string{"PreCompact", "SessionEnd", "Stop"} {
+			out, _ := runHook(t, environ, home, []string{"claude", "codex"}[i%2], map[string]any{"hook_event_name": ev,
+				"session_id": fmt.Sprintf("s-%d", i), "transcript_path": path, "cwd": dir, "last_assistant_message": "Done."})
+			if out != "" {
+				t.Fatalf("%s on %s printed %q", ev, path, out)
+			}
+		}
+		if got := commitCount(t, environ, home); got != commits {
+			t.Fatalf("%s made a capture commit (%s commits, had %s)", path, got, commits)
+		}
+		after, _ := os.ReadFile(logPath)
+		if logged := string(after[len(before):]); !strings.Contains(logged, "not a transcript") || !strings.Contains(logged, path) {
+			t.Fatalf("the log does not say why %s was not captured:\n%s", path, logged)
+		}
+	}
+	waitBackground(home)
+	assertHealthy(t, environ, home)
+}
