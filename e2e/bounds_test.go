@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -199,5 +200,85 @@ func TestHookCapturesOnlyTranscripts(t *testing.T) {
 		}
 	}
 	waitBackground(home)
+	assertHealthy(t, environ, home)
+}
+
+// claudeRecord is one user or assistant line of a Claude Code transcript.
+func claudeRecord(session, uuid, role, text string) string {
+	content, _ := json.Marshal(text)
+	return fmt.Sprintf(`{"type":%q,"sessionId":%q,"cwd":"/w/bounds","uuid":%q,"timestamp":"2026-11-20T09:00:00Z","message":{"role":%q,"content":%s}}`+"\n",
+		role, session, uuid, role, content)
+}
+
+// TestHistoryImportSkipsHugeLines: `reflect history import` (what the Stop hook starts) of a
+// transcript with a line of hundreds of MB between valid lines skips that line with a
+// warning (stderr, the repository's log, the report), imports every other message, and
+// stays under 200 MB of RSS. The long line is a hole of a sparse file: nothing big is
+// written. REFLECT_TEST_HUGE=1 makes it 2 GB.
+func TestHistoryImportSkipsHugeLines(t *testing.T) {
+	size := int64(320 << 20)
+	if os.Getenv("REFLECT_TEST_HUGE") == "1" {
+		size = 2 << 30
+	}
+	environ := env(t)
+	home := initRepo(t, environ)
+	session := "7d3c9a10-2b4e-4f61-9c0a-5e8f1d2b3a47"
+	path := filepath.Join(t.TempDir(), session+".jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(claudeRecord(session, "u1", "user", "why does the zanzibar migration stall"))
+	f.WriteString(claudeRecord(session, "u2", "assistant", "The zanzibar migration waits on a lock held by the backfill."))
+	off, _ := f.Seek(0, io.SeekCurrent)
+	// a line of size bytes: a hole, then its newline
+	if _, err := f.WriteAt([]byte("\n"), off+size-1); err != nil {
+		t.Fatal(err)
+	}
+	f.Seek(off+size, io.SeekStart)
+	f.WriteString(claudeRecord(session, "u3", "user", "and the quokka deploy after it"))
+	f.WriteString(claudeRecord(session, "u4", "assistant", "The quokka deploy went through once the lock was released."))
+	f.Close()
+
+	cmd := exec.Command(reflectBin(t), "--home", home, "--format", "json", "history", "import", "--transcript", path)
+	cmd.Env = environ
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("history import: %v\n%s", err, stderr.String())
+	}
+	elapsed := time.Since(start)
+	rss := maxRSS(cmd.ProcessState)
+	t.Logf("imported a transcript with a %d MB line in %v, peak RSS %d MB", size>>20, elapsed, rss>>20)
+	switch {
+	case rss == 0:
+		t.Log("peak RSS is not reported on this system: not checked")
+	case rss > 200<<20:
+		t.Errorf("peak RSS %d MB; the bound is 200 MB", rss>>20)
+	}
+	var rep struct {
+		Messages     int            `json:"messages"`
+		SkippedLines map[string]int `json:"skipped_lines"`
+		Torn         []string       `json:"torn"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout.String())
+	}
+	if rep.Messages != 4 || rep.SkippedLines["line over 16 MB"] != 1 || len(rep.Torn) != 0 {
+		t.Errorf("report: %d messages, skipped lines %v, torn %v; want 4 messages and one line over 16 MB", rep.Messages, rep.SkippedLines, rep.Torn)
+	}
+	if !strings.Contains(stderr.String(), "over the bound") {
+		t.Errorf("no warning on stderr:\n%s", stderr.String())
+	}
+	if logb, _ := os.ReadFile(filepath.Join(home, ".git", "reflect", "log", "reflect.log")); !strings.Contains(string(logb), "over the bound") || !strings.Contains(string(logb), path) {
+		t.Errorf("no warning in the repository's log:\n%s", logb)
+	}
+	for _, needle := range []string{"zanzibar", "quokka"} {
+		out := run(t, environ, home, reflectBin(t), "--home", home, "history", "search", "--global", needle)
+		if !strings.Contains(out, needle) || !strings.Contains(out, session[:8]) {
+			t.Errorf("history search %s does not find the session:\n%s", needle, out)
+		}
+	}
 	assertHealthy(t, environ, home)
 }

@@ -107,7 +107,7 @@ func Run(ctx context.Context, o Options) {
 	}
 	logger := func() *slog.Logger {
 		if openErr == nil {
-			return openLog(r)
+			return OpenLog(r)
 		}
 		return openLogAt(userLogDir())
 	}
@@ -141,7 +141,7 @@ func Run(ctx context.Context, o Options) {
 			"event", p.Event, "harness", o.Harness, "home", o.Home, "err", openErr)
 		return
 	}
-	log := openLog(r)
+	log := OpenLog(r)
 	harness := "claude-code"
 	if o.Harness == "codex" {
 		harness = "codex"
