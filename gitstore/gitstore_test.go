@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // git runs the git CLI in dir and returns its trimmed output; a failure fails the test.
@@ -183,4 +185,50 @@ func TestRecoveryAfterDeathAtEveryPhase(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestFullDiskDuringJournal: a journal that the disk could hold only part of must not lock
+// every later write out (a torn journal cannot be read back, and recovery refuses to guess).
+// The write fails with a *WriteError, nothing changes, and once space is freed the next
+// writer commits. The journal of 300 paths is three pages; every object the write needs is
+// already there but its commit, so two free pages give the journal one.
+func TestFullDiskDuringJournal(t *testing.T) {
+	mnt := testenv.MountTmpfs(t, "4m")
+	setHome(t)
+	ctx := context.Background()
+	r, _, err := Init(ctx, filepath.Join(mnt, "mem"), InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, gone := map[string][]byte{}, map[string][]byte{}
+	for i := 0; i < 300; i++ {
+		p := fmt.Sprintf("learnings/github.com/acme/widgets/lrn-%026d.md", i)
+		files[p], gone[p] = []byte(fmt.Sprintf("lesson %d\n", i)), nil
+	}
+	if _, err := r.Commit(ctx, "add", files); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit(ctx, "remove", gone); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := r.Head()
+	disk := testenv.FillDisk(t, mnt)
+	disk.Leave(t, 8<<10)
+	_, err = r.Commit(ctx, "add again", files)
+	var we *WriteError
+	if !errors.As(err, &we) || !strings.Contains(err.Error(), "journal") {
+		t.Fatalf("err = %v; want a WriteError about the journal", err)
+	}
+	if now, _ := r.Head(); now != head {
+		t.Fatal("HEAD moved")
+	}
+	disk.Free()
+	next, err := Open(r.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := next.Commit(ctx, "add again", files); err != nil {
+		t.Fatalf("the next write after a journal the disk could not hold: %v", err)
+	}
+	assertClean(t, next)
 }
