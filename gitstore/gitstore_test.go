@@ -232,3 +232,65 @@ func TestFullDiskDuringJournal(t *testing.T) {
 	}
 	assertClean(t, next)
 }
+
+// TestInterruptedWriteAndRecover: a write stopped dead at each phase is reported by
+// InterruptedWrite with the paths it was changing from its journal on (before, nothing had
+// changed), not while a writer holds the lock, and Recover completes or undoes it as the
+// next write would.
+func TestInterruptedWriteAndRecover(t *testing.T) {
+	doomed := map[string][]byte{"learnings/p/new.md": []byte("new\n"), "learnings/p/seed.md": nil}
+	for _, tt := range []struct {
+		phase       string
+		interrupted bool
+		committed   bool
+	}{
+		{"index-lock", false, false}, {"journal", true, false}, {"work-tree", true, false},
+		{"index-written", true, false}, {"ref", true, true}, {"index", true, true},
+	} {
+		t.Run(tt.phase, func(t *testing.T) {
+			r := newRepo(t)
+			ctx := context.Background()
+			if _, err := r.Commit(ctx, "seed", map[string][]byte{"learnings/p/seed.md": []byte("seed\n")}); err != nil {
+				t.Fatal(err)
+			}
+			r.failpoint = func(p string) bool { return p == tt.phase }
+			if _, err := r.Commit(ctx, "doomed", doomed); !errors.Is(err, errDied) {
+				t.Fatalf("write did not die at %s: %v", tt.phase, err)
+			}
+			next, err := Open(r.Root()) // another process: doctor, or the next command
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := next.repoLock()
+			if err := held.Lock(); err != nil {
+				t.Fatal(err)
+			}
+			if paths, err := next.InterruptedWrite(); err != nil || paths != nil {
+				t.Fatalf("with a writer holding the lock: %v, %v; want nothing (it may be under way)", paths, err)
+			}
+			held.Unlock()
+			paths, err := next.InterruptedWrite()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string(nil)
+			if tt.interrupted {
+				want = []string{"learnings/p/new.md", "learnings/p/seed.md"}
+			}
+			if fmt.Sprint(paths) != fmt.Sprint(want) {
+				t.Fatalf("InterruptedWrite = %v, want %v", paths, want)
+			}
+			got, err := next.Recover(ctx)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("Recover = %v, %v; want %v", got, err, want)
+			}
+			if paths, err := next.InterruptedWrite(); err != nil || paths != nil {
+				t.Fatalf("after Recover: %v, %v", paths, err)
+			}
+			assertClean(t, next)
+			if _, err := next.ReadFile("learnings/p/new.md"); (err == nil) != tt.committed {
+				t.Fatalf("new.md committed = %v, want %v", err == nil, tt.committed)
+			}
+		})
+	}
+}
