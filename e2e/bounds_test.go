@@ -245,11 +245,11 @@ func TestHistoryImportSkipsHugeLines(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	rss, err := measured(t, cmd)
+	if err != nil {
 		t.Fatalf("history import: %v\n%s", err, stderr.String())
 	}
 	elapsed := time.Since(start)
-	rss := maxRSS(cmd.ProcessState)
 	t.Logf("imported a transcript with a %d MB line in %v, peak RSS %d MB", size>>20, elapsed, rss>>20)
 	switch {
 	case rss == 0:
