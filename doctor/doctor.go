@@ -6,7 +6,8 @@
 //
 // It only reads: every check goes through the package that owns the state (install, gitstore,
 // learnings, index, sync, queue, drain), and the git CLI, when there is one, runs without
-// optional locks. It never repairs anything itself.
+// optional locks. It never repairs anything itself; a write that was cut short is gitstore's
+// to settle (Repo.Recover, which `reflect doctor --repair` runs first).
 package doctor
 
 import (
@@ -624,6 +625,13 @@ func (d *doctor) fixObjects(r *gitstore.Repo) string {
 // reading HEAD's files cannot see (untracked files, staged changes). git runs without
 // optional locks, so it never rewrites .git/index.
 func (d *doctor) worktree(ctx context.Context, r *gitstore.Repo, dirty []change) {
+	// a write cut short (a killed process, a full disk) leaves its paths between HEAD and
+	// what it was writing: reflect's own next write settles them, a commit by hand must not
+	interrupted, err := r.InterruptedWrite()
+	if err != nil {
+		d.add(Finding{Check: "worktree", Severity: Error, Message: "the journal of reflect's writes cannot be read, so every write stops: " + err.Error(),
+			Fix: "remove the file the message names, once no reflect process is running"})
+	}
 	if git, ok := d.git(); ok {
 		out, err := d.run(ctx, git, r.Root(), "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
 		if err == nil {
@@ -638,8 +646,23 @@ func (d *doctor) worktree(ctx context.Context, r *gitstore.Repo, dirty []change)
 			}
 		}
 	}
+	if len(interrupted) > 0 {
+		var details []string
+		for _, p := range interrupted {
+			if i := slices.IndexFunc(dirty, func(c change) bool { return c.path == p }); i >= 0 {
+				p += " (" + dirty[i].what + ")"
+			}
+			details = append(details, p)
+		}
+		dirty = slices.DeleteFunc(dirty, func(c change) bool { return slices.Contains(interrupted, c.path) })
+		d.add(Finding{Check: "worktree", Severity: Warn, Details: details,
+			Message: fmt.Sprintf("a reflect write was interrupted (its process was killed, or its disk filled) with %s half-written: the next reflect write completes or undoes it; do not commit them by hand", count(len(interrupted), "file")),
+			Fix:     d.reflect("doctor --repair")})
+	}
 	if len(dirty) == 0 {
-		d.add(Finding{Check: "worktree", Severity: OK, Message: "clean: the work tree matches HEAD"})
+		if len(interrupted) == 0 && err == nil {
+			d.add(Finding{Check: "worktree", Severity: OK, Message: "clean: the work tree matches HEAD"})
+		}
 		return
 	}
 	var details []string

@@ -339,6 +339,25 @@ func TestRun(t *testing.T) {
 			want: []want{{"worktree", Warn, "learnings/notes.txt (untracked)", "add -A"}},
 		},
 		{
+			name:  "a write killed midway",
+			needs: "git",
+			brk:   killWriteMidway,
+			want:  []want{{"worktree", Warn, "learnings/_global/half-written.md (untracked)", "reflect doctor --repair"}},
+		},
+		{
+			name:  "a write killed midway, in process",
+			noGit: true,
+			brk:   killWriteMidway,
+			want:  []want{{"worktree", Warn, "a reflect write was interrupted", "reflect doctor --repair"}},
+		},
+		{
+			name: "a journal that cannot be read",
+			brk: func(t *testing.T, s *setup) {
+				write(t, filepath.Join(s.r.StateDir(), "journal.json"), `{"paths":["learn`)
+			},
+			want: []want{{"worktree", Error, "journal.json: unexpected end of JSON input", "remove the file"}},
+		},
+		{
 			name: "invalid learning file",
 			brk: func(t *testing.T, s *setup) {
 				f := s.aLearning(t)
@@ -525,4 +544,50 @@ func gitCmd(t *testing.T, dir string, args ...string) {
 	if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
+}
+
+// writerEnv names the repository in which the test binary, started again, writes a learning
+// (TestMain): a reflect process for killWriteMidway to kill.
+const writerEnv = "DOCTOR_TEST_WRITER"
+
+func TestMain(m *testing.M) {
+	if home := os.Getenv(writerEnv); home != "" {
+		r, err := gitstore.Open(home)
+		if err == nil {
+			_, err = r.Commit(context.Background(), "killed", map[string][]byte{"learnings/_global/half-written.md": []byte("half\n")})
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1) // only a kill should end it
+	}
+	os.Exit(m.Run())
+}
+
+// killWriteMidway kills a writing process after it has put its file in the work tree and
+// before it moves the branch: as git would, the test holds the branch's lock file, on which
+// the writer waits; then it lets go of it.
+func killWriteMidway(t *testing.T, s *setup) {
+	t.Helper()
+	refLock := filepath.Join(s.home, ".git", "refs", "heads", "main.lock")
+	write(t, refLock, "")
+	defer os.Remove(refLock)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), writerEnv+"="+s.home)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	half := filepath.Join(s.home, "learnings", "_global", "half-written.md")
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(half); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the writer never reached the work tree: %s", stderr.String())
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
 }

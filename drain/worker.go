@@ -27,6 +27,27 @@ import (
 // ErrBusy means another drain holds the drain lock; this one did nothing.
 var ErrBusy = errors.New("another drain is running")
 
+// CommitError means a drain could not commit what it made of some entries (their learnings,
+// or their move to queue/failed): those entries are still queued, and nothing of theirs
+// was written. A full disk is not the extractor's fault, so no entry moves to failed/ for it.
+type CommitError struct {
+	Entries []string // the entries left queued
+	Err     error    // why the first of them could not be committed
+}
+
+func (e *CommitError) Error() string {
+	return fmt.Sprintf("drain: %s left queued: %v", plural(len(e.Entries), "entry", "entries"), e.Err)
+}
+
+func (e *CommitError) Unwrap() error { return e.Err }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // Options shape one drain run.
 type Options struct {
 	// Extractor is the configured extractor; nil builds it from reflect.toml.
@@ -52,7 +73,9 @@ type EntryResult struct {
 	Merged     []string `json:"merged,omitempty"`     // existing learnings seen again
 	Superseded []string `json:"superseded,omitempty"` // existing learnings now superseded
 	Failed     string   `json:"failed,omitempty"`     // why it moved to queue/failed
-	Note       string   `json:"note,omitempty"`
+	// Uncommitted says why its commit failed: the entry is still queued, nothing was learned.
+	Uncommitted string `json:"uncommitted,omitempty"`
+	Note        string `json:"note,omitempty"`
 	// NotMerged are existing learnings a proposal was named or looked a duplicate of but
 	// differs from in substance ("lrn-…: why"); the proposal became a learning of its own.
 	NotMerged []string `json:"not_merged,omitempty"`
@@ -66,9 +89,11 @@ type Report struct {
 	Entries   []EntryResult `json:"entries"`
 	Drained   int           `json:"drained"`
 	Failed    int           `json:"failed"`
-	Learned   int           `json:"learned"`
-	Merged    int           `json:"merged"`
-	Remaining int           `json:"remaining"`
+	// Uncommitted entries could not be committed and are still queued (Run's CommitError).
+	Uncommitted int `json:"uncommitted"`
+	Learned     int `json:"learned"`
+	Merged      int `json:"merged"`
+	Remaining   int `json:"remaining"`
 	// Stopped says why the run ended with entries left ("daily cap …", "interrupted").
 	Stopped string `json:"stopped,omitempty"`
 }
@@ -94,7 +119,9 @@ func FromConfig(c config.Drain, o LLMOptions) Extractor {
 
 // Run drains the queue: oldest entry first, under the drain lock (a second drain returns
 // ErrBusy at once), one commit per entry holding its new learnings and the entry's removal
-// (or its move to queue/failed), then brings the index up to date.
+// (or its move to queue/failed), then brings the index up to date. When a commit fails the
+// entry stays queued and Run returns the report with a *CommitError; a disk that refuses
+// writes or a repository that stays locked ends the run there.
 func Run(ctx context.Context, r *gitstore.Repo, o Options) (*Report, error) {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -132,6 +159,7 @@ func Run(ctx context.Context, r *gitstore.Repo, o Options) (*Report, error) {
 		}
 	}
 	w := &worker{r: r, o: o, cfg: cfg, heuristic: Heuristic()}
+	var uncommitted *CommitError
 	for i, it := range pending {
 		if o.Max > 0 && i >= o.Max {
 			break
@@ -140,10 +168,31 @@ func Run(ctx context.Context, r *gitstore.Repo, o Options) (*Report, error) {
 			rep.Stopped = "interrupted"
 			break
 		}
-		res, stop := w.entry(ctx, it)
+		res, stop, cerr := w.entry(ctx, it)
 		if stop != "" {
 			rep.Stopped = stop
 			break
+		}
+		if cerr != nil {
+			res.Learned, res.Merged, res.Superseded, res.Failed = nil, nil, nil, ""
+			res.Uncommitted = cerr.Error()
+			rep.Entries = append(rep.Entries, res)
+			rep.Uncommitted++
+			o.Log.Info("drain could not commit an entry; it stays queued", "entry", res.ID, "err", cerr)
+			if uncommitted == nil {
+				uncommitted = &CommitError{Err: cerr}
+			}
+			uncommitted.Entries = append(uncommitted.Entries, res.ID)
+			// every later entry would fail the same way
+			if errors.As(cerr, new(*gitstore.WriteError)) {
+				rep.Stopped = "the repository's disk refused a write"
+				break
+			}
+			if errors.Is(cerr, gitstore.ErrLocked) {
+				rep.Stopped = "the repository stayed locked"
+				break
+			}
+			continue
 		}
 		rep.Entries = append(rep.Entries, res)
 		if res.Failed != "" {
@@ -164,6 +213,9 @@ func Run(ctx context.Context, r *gitstore.Repo, o Options) (*Report, error) {
 			o.Log.Warn("index catch-up after drain", "err", err)
 		}
 	}
+	if uncommitted != nil {
+		return rep, uncommitted
+	}
 	return rep, nil
 }
 
@@ -174,8 +226,9 @@ type worker struct {
 	heuristic Extractor
 }
 
-// entry drains one entry; a non-empty stop ends the run with the entry left queued.
-func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string) {
+// entry drains one entry; a non-empty stop ends the run with the entry left queued, and so
+// does a commit error (the entry's learnings, or its move to failed/, could not be written).
+func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string, error) {
 	e := it.Entry
 	res := EntryResult{ID: e.ID, Session: e.Session}
 	ext := w.o.Extractor
@@ -183,7 +236,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string)
 		if p := Paused(w.r); p != nil {
 			ext, res.Note = w.heuristic, "LLM paused: "+p.Reason
 		} else if why := w.capped(); why != "" {
-			return res, why
+			return res, why, nil
 		}
 	}
 	existing, paths := candidates(ctx, w.r, e)
@@ -199,9 +252,9 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string)
 		ext, res.Extractor, res.Note = w.heuristic, w.heuristic.Name(), "LLM paused: "+reason
 		props, _, err = ext.Extract(ctx, in)
 	case errors.Is(err, errCapped):
-		return res, err.Error()
+		return res, err.Error(), nil
 	case ctx.Err() != nil:
-		return res, "interrupted"
+		return res, "interrupted", nil
 	}
 	if err != nil {
 		res.Failed = redact.String(err.Error()) // it may quote the extractor's output
@@ -215,14 +268,14 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string)
 			return fmt.Sprintf("drain: %s failed after %d attempts (%s session %s): %s", e.ID, attempts, e.Harness, queue.Short(e.Session), queue.Clip(res.Failed, 120)), nil
 		})
 		if cerr != nil {
-			res.Failed += "; and it could not be moved to queue/failed: " + cerr.Error()
+			return res, "", fmt.Errorf("move %s to queue/failed (its extraction failed: %s): %w", e.ID, res.Failed, cerr)
 		}
-		return res, ""
+		return res, "", nil
 	}
 	if err := w.apply(ctx, it, ext.Name(), props, paths, &res); err != nil {
-		res.Failed = "write: " + err.Error() // the entry stays queued: nothing was committed
+		return res, "", fmt.Errorf("commit what %s made of %s: %w", ext.Name(), e.ID, err)
 	}
-	return res, ""
+	return res, "", nil
 }
 
 var errCapped = errors.New("daily cap")

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/testenv"
@@ -461,4 +464,74 @@ func TestDrainRelearnedLessonIsSeenAgain(t *testing.T) {
 			healthy(t, r)
 		})
 	}
+}
+
+// TestCommitFailureKeepsEntriesQueued: an entry whose commit fails stays queued, pending
+// (not in queue/failed: that is for what the extractor could not do), the report counts
+// nothing learned from it, and Run returns a *CommitError naming it. A repository that stays
+// locked ends the run; a file in the way of one entry does not stop the others.
+func TestCommitFailureKeepsEntriesQueued(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		extractor func(int, Input) ([]Proposal, error)
+		block     func(t *testing.T, r *gitstore.Repo, ids []string) (undo func())
+		cause     func(error) bool
+		drained   int
+		stopped   string
+	}{
+		{"a queue entry edited by hand", oneLesson,
+			func(t *testing.T, r *gitstore.Repo, ids []string) func() {
+				p := filepath.Join(r.Root(), filepath.FromSlash(queue.Path(ids[0])))
+				data, _ := os.ReadFile(p)
+				os.WriteFile(p, append(data, ' '), 0o644)
+				return func() { os.WriteFile(p, data, 0o644) }
+			},
+			func(err error) bool { return errors.As(err, new(*gitstore.DirtyError)) }, 1, ""},
+		{"the repository stays locked", oneLesson, holdRepoLock,
+			func(err error) bool { return errors.Is(err, gitstore.ErrLocked) }, 0, "the repository stayed locked"},
+		{"an extraction failure that cannot be moved to failed/",
+			func(int, Input) ([]Proposal, error) { return nil, fmt.Errorf("%w: no JSON", ErrBadAnswer) }, holdRepoLock,
+			func(err error) bool { return errors.Is(err, gitstore.ErrLocked) }, 0, "the repository stayed locked"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t, "[git]\nlock_timeout = \"100ms\"\n\n[drain]\nattempts = 1\n")
+			ids := enqueue(t, r, 2, "github.com/acme/widgets")
+			head, _ := r.Head()
+			undo := tt.block(t, r, ids)
+			rep, err := Run(context.Background(), r, Options{Extractor: &fake{name: "fake", answer: tt.extractor}, RetryWait: time.Millisecond})
+			undo()
+			var ce *CommitError
+			if !errors.As(err, &ce) || !tt.cause(err) || len(ce.Entries) != 1 || ce.Entries[0] != ids[0] {
+				t.Fatalf("err = %v; want a CommitError for %s with the cause", err, ids[0])
+			}
+			if !strings.Contains(err.Error(), ids[0]) || !strings.Contains(err.Error(), "left queued") {
+				t.Errorf("the error does not name the entry: %v", err)
+			}
+			if rep == nil || rep.Uncommitted != 1 || rep.Drained != tt.drained || rep.Learned != tt.drained || rep.Failed != 0 ||
+				rep.Remaining != 2-tt.drained || rep.Stopped != tt.stopped {
+				t.Fatalf("report %+v", rep)
+			}
+			if e := rep.Entries[0]; e.Uncommitted == "" || len(e.Learned) != 0 || e.Failed != "" {
+				t.Errorf("entry result %+v", e)
+			}
+			if got := git(t, r.Root(), "ls-files", "queue"); !strings.Contains(got, "queue/"+ids[0]) || strings.Contains(got, "failed/") {
+				t.Errorf("queue after the drain: %s", got)
+			}
+			if tt.drained == 0 {
+				if now, _ := r.Head(); now != head {
+					t.Error("a commit was made")
+				}
+			}
+			healthy(t, r)
+		})
+	}
+}
+
+// holdRepoLock holds the repository lock, as a writer that never finishes would.
+func holdRepoLock(t *testing.T, r *gitstore.Repo, _ []string) func() {
+	fl := flock.New(filepath.Join(r.StateDir(), "locks", "repo"))
+	if err := fl.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	return func() { fl.Unlock() }
 }

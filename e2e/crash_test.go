@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -83,5 +84,73 @@ func TestKilledAddsLeaveNoTrace(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(home, ".git", "reflect", "journal.json")); err == nil && fi.Size() > 0 {
 		t.Fatal("journal left behind after a successful capture")
+	}
+}
+
+// TestDoctorAfterAKilledWrite: `reflect add` killed between its work-tree file and the
+// branch (it waits on the branch's lock file, held as git would) leaves a half-written work
+// tree. doctor says a write was interrupted and that reflect settles it (not "commit by
+// hand"); `reflect doctor --repair` settles it, and the repository is whole.
+func TestDoctorAfterAKilledWrite(t *testing.T) {
+	environ := env(t)
+	home := initRepo(t, environ)
+	bin := reflectBin(t)
+	run(t, environ, ".", bin, "--home", home, "add", "--global", "--title", "Before the kill")
+	refLock := filepath.Join(home, ".git", "refs", "heads", "main.lock")
+	if err := os.WriteFile(refLock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--home", home, "add", "--global", "--title", "Killed midway")
+	cmd.Env = environ
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	global := filepath.Join(home, "learnings", "_global")
+	before, _ := os.ReadDir(global)
+	for end := time.Now().Add(8 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if now, _ := os.ReadDir(global); len(now) > len(before) {
+			break
+		}
+		if time.Now().After(end) {
+			cmd.Process.Kill()
+			t.Fatal("reflect add never wrote its file")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	os.Remove(refLock)
+
+	code, out, _ := reflectRun(t, environ, home, "doctor", "--format", "json")
+	var rep struct {
+		Findings []struct {
+			Check, Severity, Message, Fix string
+			Details                       []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor (exit %d): %v\n%s", code, err, out)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Check != "worktree" {
+			continue
+		}
+		if strings.Contains(f.Fix, "commit") {
+			t.Errorf("doctor tells the user to commit a half-written work tree: %s → %s", f.Message, f.Fix)
+		}
+		if f.Severity == "warn" && strings.Contains(f.Message, "write was interrupted") && strings.HasSuffix(f.Fix, "doctor --repair") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("doctor does not recognise the interrupted write:\n%s", out)
+	}
+	repaired := run(t, environ, ".", bin, "--home", home, "doctor", "--repair")
+	if !strings.Contains(repaired, "repaired an interrupted write") || !strings.Contains(repaired, "clean: the work tree matches HEAD") {
+		t.Fatalf("doctor --repair:\n%s", repaired)
+	}
+	assertHealthy(t, environ, home)
+	if l := run(t, environ, ".", bin, "--home", home, "list"); !strings.Contains(l, "Before the kill") || strings.Contains(l, "Killed midway") {
+		t.Fatalf("after the repair:\n%s", l)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // git runs the git CLI in dir and returns its trimmed output; a failure fails the test.
@@ -182,5 +184,113 @@ func TestRecoveryAfterDeathAtEveryPhase(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFullDiskDuringJournal: a journal that the disk could hold only part of must not lock
+// every later write out (a torn journal cannot be read back, and recovery refuses to guess).
+// The write fails with a *WriteError, nothing changes, and once space is freed the next
+// writer commits. The journal of 300 paths is three pages; every object the write needs is
+// already there but its commit, so two free pages give the journal one.
+func TestFullDiskDuringJournal(t *testing.T) {
+	mnt := testenv.MountTmpfs(t, "4m")
+	setHome(t)
+	ctx := context.Background()
+	r, _, err := Init(ctx, filepath.Join(mnt, "mem"), InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, gone := map[string][]byte{}, map[string][]byte{}
+	for i := 0; i < 300; i++ {
+		p := fmt.Sprintf("learnings/github.com/acme/widgets/lrn-%026d.md", i)
+		files[p], gone[p] = []byte(fmt.Sprintf("lesson %d\n", i)), nil
+	}
+	if _, err := r.Commit(ctx, "add", files); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit(ctx, "remove", gone); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := r.Head()
+	disk := testenv.FillDisk(t, mnt)
+	disk.Leave(t, 8<<10)
+	_, err = r.Commit(ctx, "add again", files)
+	var we *WriteError
+	if !errors.As(err, &we) || !strings.Contains(err.Error(), "journal") {
+		t.Fatalf("err = %v; want a WriteError about the journal", err)
+	}
+	if now, _ := r.Head(); now != head {
+		t.Fatal("HEAD moved")
+	}
+	disk.Free()
+	next, err := Open(r.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := next.Commit(ctx, "add again", files); err != nil {
+		t.Fatalf("the next write after a journal the disk could not hold: %v", err)
+	}
+	assertClean(t, next)
+}
+
+// TestInterruptedWriteAndRecover: a write stopped dead at each phase is reported by
+// InterruptedWrite with the paths it was changing from its journal on (before, nothing had
+// changed), not while a writer holds the lock, and Recover completes or undoes it as the
+// next write would.
+func TestInterruptedWriteAndRecover(t *testing.T) {
+	doomed := map[string][]byte{"learnings/p/new.md": []byte("new\n"), "learnings/p/seed.md": nil}
+	for _, tt := range []struct {
+		phase       string
+		interrupted bool
+		committed   bool
+	}{
+		{"index-lock", false, false}, {"journal", true, false}, {"work-tree", true, false},
+		{"index-written", true, false}, {"ref", true, true}, {"index", true, true},
+	} {
+		t.Run(tt.phase, func(t *testing.T) {
+			r := newRepo(t)
+			ctx := context.Background()
+			if _, err := r.Commit(ctx, "seed", map[string][]byte{"learnings/p/seed.md": []byte("seed\n")}); err != nil {
+				t.Fatal(err)
+			}
+			r.failpoint = func(p string) bool { return p == tt.phase }
+			if _, err := r.Commit(ctx, "doomed", doomed); !errors.Is(err, errDied) {
+				t.Fatalf("write did not die at %s: %v", tt.phase, err)
+			}
+			next, err := Open(r.Root()) // another process: doctor, or the next command
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := next.repoLock()
+			if err := held.Lock(); err != nil {
+				t.Fatal(err)
+			}
+			if paths, err := next.InterruptedWrite(); err != nil || paths != nil {
+				t.Fatalf("with a writer holding the lock: %v, %v; want nothing (it may be under way)", paths, err)
+			}
+			held.Unlock()
+			paths, err := next.InterruptedWrite()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string(nil)
+			if tt.interrupted {
+				want = []string{"learnings/p/new.md", "learnings/p/seed.md"}
+			}
+			if fmt.Sprint(paths) != fmt.Sprint(want) {
+				t.Fatalf("InterruptedWrite = %v, want %v", paths, want)
+			}
+			got, err := next.Recover(ctx)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("Recover = %v, %v; want %v", got, err, want)
+			}
+			if paths, err := next.InterruptedWrite(); err != nil || paths != nil {
+				t.Fatalf("after Recover: %v, %v", paths, err)
+			}
+			assertClean(t, next)
+			if _, err := next.ReadFile("learnings/p/new.md"); (err == nil) != tt.committed {
+				t.Fatalf("new.md committed = %v, want %v", err == nil, tt.committed)
+			}
+		})
 	}
 }

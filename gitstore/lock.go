@@ -18,7 +18,7 @@ import (
 func (r *Repo) lock(ctx context.Context) (func(), error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Git.LockTimeout.Std())
 	defer cancel()
-	fl := flock.New(filepath.Join(r.stateDir, "locks", "repo"))
+	fl := r.repoLock()
 	for {
 		ok, err := fl.TryLock()
 		if err != nil {
@@ -34,6 +34,9 @@ func (r *Repo) lock(ctx context.Context) (func(), error) {
 		}
 	}
 }
+
+// repoLock is the repository write lock's file.
+func (r *Repo) repoLock() *flock.Flock { return flock.New(filepath.Join(r.stateDir, "locks", "repo")) }
 
 // gitLock is one of git's own lock files (index.lock, refs/heads/main.lock). It is created
 // as a hard link to a file under .git/reflect/tmp: link(2) fails if the lock exists, as

@@ -25,6 +25,9 @@ func (r *Repo) journalPath() string { return filepath.Join(r.stateDir, "journal.
 func (r *Repo) writeJournal(paths []string) error {
 	data, _ := json.Marshal(journal{Paths: paths})
 	if err := os.WriteFile(r.journalPath(), data, 0o644); err != nil {
+		// A full disk takes part of a journal over one page (TestFullDiskDuringJournal);
+		// nothing has changed yet, and a torn journal would stop every later write.
+		r.removeJournal()
 		return fmt.Errorf("write journal: %w", err)
 	}
 	return nil
@@ -45,16 +48,9 @@ func (r *Repo) recover(ctx context.Context) error {
 	}
 	clearStaleGitLock(filepath.Join(r.gitDir, "index.lock"), filepath.Join(tmp, "index"))
 	clearStaleGitLock(filepath.Join(r.gitDir, filepath.FromSlash(branch))+".lock", filepath.Join(tmp, "ref"))
-	data, err := os.ReadFile(r.journalPath())
-	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
-		return nil
-	}
-	if err != nil {
+	j, err := r.readJournal()
+	if j == nil || err != nil {
 		return err
-	}
-	var j journal
-	if err := json.Unmarshal(data, &j); err != nil {
-		return fmt.Errorf("read %s: %w (remove it if no reflect process is running)", r.journalPath(), err)
 	}
 	if err := r.reconcile(ctx, j.Paths); err != nil {
 		return err
@@ -66,6 +62,69 @@ func (r *Repo) recover(ctx context.Context) error {
 		os.Remove(f)
 	}
 	return nil
+}
+
+// readJournal returns the journal, or nil when it is empty (no write in progress).
+func (r *Repo) readJournal() (*journal, error) {
+	data, err := os.ReadFile(r.journalPath())
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, fmt.Errorf("read %s: %w (remove it if no reflect process is running)", r.journalPath(), err)
+	}
+	return &j, nil
+}
+
+// InterruptedWrite returns the paths of a write that stopped after it began to change the
+// work tree, the git index or the branch (its process was killed, or its disk filled and
+// the undo failed as well) and that no write has completed or undone since. It returns nil
+// when there is none, and when a writer holds the repository lock: that write may still be
+// under way. The next write, or Recover, completes or undoes it; the branch decides. It
+// changes nothing.
+func (r *Repo) InterruptedWrite() ([]string, error) {
+	if j, err := r.readJournal(); j == nil || err != nil {
+		return nil, err
+	}
+	fl := r.repoLock()
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return nil, err
+	}
+	defer fl.Unlock()
+	j, err := r.readJournal() // what is left now that no writer can be running
+	if j == nil || err != nil {
+		return nil, err
+	}
+	return j.Paths, nil
+}
+
+// Recover completes or undoes an interrupted write (see InterruptedWrite) under the
+// repository lock, as the next write would, and returns the paths it reconciled.
+func (r *Repo) Recover(ctx context.Context) (_ []string, err error) {
+	defer func() { err = AsWriteError(r.root, err) }()
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Git.LockTimeout.Std())
+	defer cancel()
+	j, err := r.readJournal()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.recover(ctx); err != nil {
+		return nil, fmt.Errorf("recover an interrupted write: %w", err)
+	}
+	if j == nil {
+		return nil, nil
+	}
+	return j.Paths, nil
 }
 
 // reconcile makes the work tree and the index agree with HEAD for paths.

@@ -88,7 +88,9 @@ func (tx *Tx) Delete(p string) { tx.writes[p] = nil; delete(tx.known, p); delete
 // Update runs fn under the repository lock and commits what it staged as one commit with the
 // message fn returns. fn may run more than once if git moves the branch meanwhile. When fn
 // stages nothing, or only what HEAD already holds, nothing is committed and HEAD is returned.
-func (r *Repo) Update(ctx context.Context, fn func(tx *Tx) (string, error)) (plumbing.Hash, error) {
+// A disk that refuses a write (full, over quota, read-only) gives a *WriteError.
+func (r *Repo) Update(ctx context.Context, fn func(tx *Tx) (string, error)) (_ plumbing.Hash, err error) {
+	defer func() { err = AsWriteError(r.root, err) }()
 	unlock, err := r.lock(ctx)
 	if err != nil {
 		return plumbing.ZeroHash, err

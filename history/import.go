@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -36,6 +37,9 @@ type ImportOptions struct {
 	LockTimeout time.Duration
 	// Progress, when set, is told how many of the files to read have been read.
 	Progress func(done, total int)
+	// Log gets a warning for every file with a line over transcript.MaxLine (skipped, the
+	// rest of the file imported); nil logs nothing.
+	Log *slog.Logger
 }
 
 // Report says what an import did.
@@ -126,6 +130,9 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 		}
 		changed = true
 	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	touched := map[string]bool{}
 	var runErr error
 	for i, j := range jobs {
@@ -133,7 +140,7 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 			runErr = err
 			break
 		}
-		n, err := a.importFile(st, j, w, rep, touched)
+		n, err := a.importFile(st, j, w, rep, touched, o.Log)
 		if err != nil {
 			runErr = err
 			break
@@ -342,7 +349,7 @@ func without(list []string, s string) []string {
 
 // importFile reads one transcript from j.from on and adds its new messages. It reports
 // whether the archive changed; a file that cannot be used is reported, not an error.
-func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched map[string]bool) (bool, error) {
+func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched map[string]bool, log *slog.Logger) (bool, error) {
 	harness := transcript.Harness("")
 	if j.prev != nil && !j.rewrite {
 		harness = transcript.Harness(j.prev.Harness)
@@ -368,6 +375,10 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 		rep.Grown++
 	}
 	rep.Bytes += s.End - j.from
+	if n := s.SkipReasons[transcript.SkipLongLine]; n > 0 {
+		log.Warn("transcript lines over the bound skipped; the rest of the file is imported",
+			"path", j.path, "lines", n, "bound_bytes", transcript.MaxLine)
+	}
 	if s.Torn {
 		rep.Torn = append(rep.Torn, j.path)
 	}

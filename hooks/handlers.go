@@ -160,5 +160,8 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 	} else {
 		e.report.Skipped = res.Skipped
 	}
+	if res.NoRecords {
+		e.log.Warn("capture skipped: not a transcript", "event", e.Event, "harness", e.harness, "session", e.SessionID, "reason", res.Skipped)
+	}
 	return nil
 }

@@ -17,7 +17,9 @@ const (
 	logKeep = 3
 )
 
-func openLog(r *gitstore.Repo) *slog.Logger {
+// OpenLog returns the logger of the repository's log: hooks, and the work they start
+// detached with no stream to report on, write to it.
+func OpenLog(r *gitstore.Repo) *slog.Logger {
 	return openLogAt(filepath.Join(r.StateDir(), "log"))
 }
 

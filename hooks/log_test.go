@@ -21,7 +21,7 @@ func TestLogRotates(t *testing.T) {
 	for round := 1; round <= logKeep+2; round++ {
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(path, []byte(strings.Repeat("x", logMax+1)), 0o644)
-		openLog(r).Info("after rotation", "round", round)
+		OpenLog(r).Info("after rotation", "round", round)
 		data, _ := os.ReadFile(path)
 		if !strings.Contains(string(data), "after rotation") || len(data) > 1024 {
 			t.Fatalf("round %d: the log was not rotated (%d bytes)", round, len(data))

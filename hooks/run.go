@@ -28,8 +28,13 @@ type Options struct {
 	Background func(args ...string)
 }
 
-// maxPayload bounds what is read from stdin; a larger payload is not a hook's.
-const maxPayload = 32 << 20
+// maxPayload bounds what a hook reads from stdin. The largest payloads hosts send are a
+// UserPromptSubmit with a pasted prompt and a PostToolUse with a tool's output (which the
+// hosts truncate for the model; Codex's rollouts record a 10,000-token policy). With the
+// former bound of 32 MB, a prompt hook fed 30 MB of prose took 1.47 s and 730 MB RSS (its
+// deadline is 1 s), and a 3.9 MB one still took 0.73 s. A larger payload is read to its end
+// and thrown away, unparsed.
+const maxPayload = 4 << 20
 
 // grace is how long past its deadline a handler may take to finish a write it has started.
 const grace = 150 * time.Millisecond
@@ -75,7 +80,9 @@ type report struct {
 }
 
 // Run handles one hook invocation and never fails: every problem is logged, the process
-// goes on to exit 0, and at most one JSON object reaches Stdout.
+// goes on to exit 0, and at most one JSON object reaches Stdout. The event's deadline counts
+// from the moment Run starts, so reading and decoding stdin spend the same budget as the
+// handler.
 func Run(ctx context.Context, o Options) {
 	if os.Getenv("REFLECT_INTERNAL") == "1" {
 		return // reflect's own claude -p / codex exec: neither captured nor recalled
@@ -85,29 +92,57 @@ func Run(ctx context.Context, o Options) {
 		now = o.Now
 	}
 	start := now()
+	began := time.Now() // deadlines run on the real clock, whatever Now says
 	debugf := func(format string, args ...any) {
 		if o.Debug && o.Stderr != nil {
 			fmt.Fprintf(o.Stderr, "reflect hook: "+format+"\n", args...)
 		}
 	}
-	data, err := io.ReadAll(io.LimitReader(o.Stdin, maxPayload+1))
-	if err != nil || len(data) > maxPayload {
-		debugf("payload unreadable or over %d bytes", maxPayload)
+	// stdin is read while the repository opens; a host that never closes it, or sends more
+	// than maxPayload, costs no more than the longest deadline an event may have
+	payload := readPayload(o.Stdin)
+	r, openErr := gitstore.Open(o.Home)
+	cfg := config.Default()
+	if openErr == nil {
+		cfg = r.Config()
+	}
+	logger := func() *slog.Logger {
+		if openErr == nil {
+			return OpenLog(r)
+		}
+		return openLogAt(userLogDir())
+	}
+	wait := max(cfg.Hooks.RecallTimeout.Std(), cfg.Hooks.CaptureTimeout.Std())
+	var in stdin
+	select {
+	case in = <-payload:
+	case <-time.After(time.Until(began.Add(wait))):
+		debugf("stdin was not closed within %v; nothing done", wait)
+		logger().Warn("hook skipped: stdin was not closed within the deadline", "harness", o.Harness, "deadline", wait)
 		return
 	}
-	p, err := Decode(data)
+	switch {
+	case in.err != nil:
+		debugf("read stdin: %v", in.err)
+		logger().Warn("hook skipped: stdin could not be read", "harness", o.Harness, "err", in.err)
+		return
+	case in.over:
+		debugf("payload of %d bytes is over %d; nothing done", in.size, maxPayload)
+		logger().Warn("hook skipped: payload over the stdin bound", "harness", o.Harness, "bytes", in.size, "bound", maxPayload)
+		return
+	}
+	p, err := Decode(in.data)
 	if err != nil {
 		debugf("%v", err)
 		return
 	}
-	r, err := gitstore.Open(o.Home)
-	if err != nil {
-		debugf("reflect is not initialised (%v); run `reflect init`", err)
-		openLogAt(userLogDir()).Warn("hook skipped: reflect is not initialised; run `reflect init`",
-			"event", p.Event, "harness", o.Harness, "home", o.Home, "err", err)
+	if openErr != nil {
+		debugf("reflect is not initialised (%v); run `reflect init`", openErr)
+		logger().Warn("hook skipped: reflect is not initialised; run `reflect init`",
+			"event", p.Event, "harness", o.Harness, "home", o.Home, "err", openErr)
 		return
 	}
-	log := openLog(r)
+	log := OpenLog(r)
 	if _, err := r.SplitSettings(ctx); err != nil {
 		log.Warn("move local settings out of reflect.toml", "err", err)
 	}
@@ -119,7 +154,7 @@ func Run(ctx context.Context, o Options) {
 	if o.Harness == "codex" {
 		harness = "codex"
 	}
-	e := &event{Payload: p, harness: harness, repo: r, cfg: r.Config(), log: log, now: start,
+	e := &event{Payload: p, harness: harness, repo: r, cfg: cfg, log: log, now: start,
 		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()},
 		spawn:  o.Background}
 
@@ -127,7 +162,7 @@ func Run(ctx context.Context, o Options) {
 	if p.Event == "SessionStart" || p.Event == "UserPromptSubmit" {
 		deadline = e.cfg.Hooks.RecallTimeout.Std()
 	}
-	ctx, cancel := context.WithTimeout(ctx, deadline)
+	ctx, cancel := context.WithDeadline(ctx, began.Add(deadline))
 	defer cancel()
 	type result struct {
 		out *Output
@@ -146,7 +181,7 @@ func Run(ctx context.Context, o Options) {
 	var res result
 	select {
 	case res = <-done:
-	case <-time.After(deadline + grace):
+	case <-time.After(time.Until(began.Add(deadline + grace))):
 		e.report.TimedOut = true
 		res.err = fmt.Errorf("%s hook passed its %v deadline; gave up", p.Event, deadline)
 	}
@@ -171,6 +206,35 @@ func Run(ctx context.Context, o Options) {
 	} else if r.PoolLow() {
 		e.background("internal", "fill-pool")
 	}
+}
+
+// stdin is what a hook read of its standard input.
+type stdin struct {
+	data []byte
+	size int64 // bytes read in all
+	over bool  // more than maxPayload: data is nil
+	err  error
+}
+
+// readPayload reads at most maxPayload bytes of r on its own goroutine. A longer input is
+// still read to its end and thrown away, so that a host writing it does not get EPIPE (or
+// SIGPIPE) for a hook that stopped listening.
+func readPayload(r io.Reader) <-chan stdin {
+	ch := make(chan stdin, 1)
+	go func() {
+		if r == nil {
+			ch <- stdin{}
+			return
+		}
+		data, err := io.ReadAll(io.LimitReader(r, maxPayload+1))
+		in := stdin{data: data, size: int64(len(data)), err: err}
+		if err == nil && len(data) > maxPayload {
+			n, err := io.Copy(io.Discard, r)
+			in = stdin{size: int64(len(data)) + n, over: true, err: err}
+		}
+		ch <- in
+	}()
+	return ch
 }
 
 // dispatch runs the handler of the event; events reflect does not handle are quiet no-ops.

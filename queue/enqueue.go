@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
@@ -39,6 +41,10 @@ type Result struct {
 	Entry     *Entry
 	Committed bool
 	Skipped   string // why nothing was committed
+	// NoRecords: what was read of the transcript holds no message of either host's
+	// format (the payload may name any file: /etc/shadow, a binary), so nothing was
+	// committed.
+	NoRecords bool
 }
 
 // marks are the per-session memory of what was enqueued, local to this clone.
@@ -122,6 +128,11 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("read transcript %s: %w", c.TranscriptPath, err)
 		}
+		if len(s.Messages) == 0 {
+			// /etc/shadow, a binary, a sparse file, a text that is not JSON lines, or a
+			// transcript whose new part holds only metadata: a capture would be empty
+			return Result{NoRecords: true, Skipped: noRecords(c.TranscriptPath, readFrom, s)}, nil
+		}
 		msgs, end = s.Messages, s.End
 		if end < readFrom {
 			end = readFrom
@@ -131,7 +142,7 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 	}
 
 	var res Result
-	unchanged := false
+	unchanged, empty := false, false
 	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		e := &Entry{ID: NewID(c.Now), Harness: c.Harness, Session: c.Session, Trigger: c.Trigger, Project: c.Project,
 			Branch: c.Branch, Commit: c.Commit, Machine: c.Machine, Created: c.Now.UTC(), From: m.To}
@@ -156,6 +167,12 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 				kept = append(kept, msg)
 			}
 		}
+		if len(kept) == 0 {
+			// the pending entry went (drained on another clone) and what is new of the
+			// transcript holds no message
+			empty = true
+			return "", nil
+		}
 		e.Updated, e.To, e.Messages = c.Now.UTC(), end, len(kept)
 		e.Digest = BuildDigest(kept, c.DigestBytes)
 		e.Branch, e.Commit = redact.String(e.Branch), redact.String(e.Commit)
@@ -170,6 +187,9 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if empty {
+		return Result{Skipped: "no message in what is new of the transcript"}, nil
+	}
 	if unchanged {
 		res.Skipped = "already captured"
 	}
@@ -183,4 +203,26 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// noRecords says why a read of a transcript gave nothing to capture.
+func noRecords(path string, from int64, s *transcript.Session) string {
+	what := path
+	if from > 0 {
+		what = fmt.Sprintf("%s from byte %d on", path, from)
+	}
+	var why []string
+	for k, n := range s.SkipReasons {
+		why = append(why, fmt.Sprintf("%s ×%d", k, n))
+	}
+	sort.Strings(why)
+	switch {
+	case s.Lines == 0 && s.Torn:
+		return what + " holds no complete line (binary or sparse?): no session record"
+	case s.Lines == 0:
+		return what + " is empty: no session record"
+	case len(why) > 0:
+		return fmt.Sprintf("%s holds no Claude Code or Codex session record (%d lines: %s)", what, s.Lines, strings.Join(why, ", "))
+	}
+	return fmt.Sprintf("%s holds no Claude Code or Codex session record (%d lines, none a message)", what, s.Lines)
 }

@@ -231,3 +231,65 @@ func TestEnqueueLostMarks(t *testing.T) {
 		t.Fatal("a commit was made")
 	}
 }
+
+// TestEnqueueNeedsSessionRecords: a payload may name any file as its transcript; one that
+// holds no message of either host's format makes no commit (an empty capture would reach
+// the drain as a session) and says why. A real transcript, the control, is captured.
+func TestEnqueueNeedsSessionRecords(t *testing.T) {
+	r := newRepo(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sparse := filepath.Join(dir, "sparse.jsonl")
+	if f, err := os.Create(sparse); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Truncate(64 << 20) // all holes: reads as zeros
+		f.Close()
+	}
+	binary := make([]byte, 1<<20)
+	for i := range binary {
+		binary[i] = byte(i*7919 + i>>8)
+	}
+	for _, tt := range []struct {
+		name, path, harness, why string
+		commit                   bool
+	}{
+		{"a shadow file", write("shadow", []byte("root:$6$abc$def:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n")), "claude-code", "malformed json ×2", false},
+		{"a sparse file", sparse, "claude-code", "no complete line", false},
+		{"a binary", write("blob.bin", binary), "codex", "malformed json ×", false},
+		{"markdown", write("notes.md", []byte("# Notes\n\n- use pnpm\n")), "claude-code", "malformed json", false},
+		{"JSON lines of another program", write("other.jsonl", []byte(`{"level":"info","msg":"started"}`+"\n"+`[1,2,3]`+"\n")), "codex", "no record type ×1, not a json object ×1", false},
+		{"Claude metadata only", write("meta.jsonl", []byte(`{"type":"file-history-snapshot","messageId":"m1","snapshot":{}}`+"\n")), "claude-code", "none a message", false},
+		{"an empty file", write("empty.jsonl", nil), "claude-code", "is empty", false},
+		{"a Claude transcript", write("real.jsonl", []byte(claudeLine("user", "fix the build")+claudeLine("assistant", "Fixed."))), "claude-code", "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before, _ := r.Head()
+			res, err := Enqueue(ctx, r, Capture{Harness: tt.harness, Session: "s-" + tt.name, TranscriptPath: tt.path,
+				LastMessage: "Done.", Trigger: TriggerPreCompact, Project: "_global", Now: time.Now(), DigestBytes: 48 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, _ := r.Head()
+			if res.Committed != tt.commit || (after != before) != tt.commit {
+				t.Fatalf("committed = %v (HEAD moved: %v), want %v; skipped: %s", res.Committed, after != before, tt.commit, res.Skipped)
+			}
+			if tt.commit {
+				return
+			}
+			if !res.NoRecords || !strings.Contains(res.Skipped, tt.why) || !strings.Contains(res.Skipped, tt.path) {
+				t.Fatalf("skipped = %q (no records: %v); want the path and %q", res.Skipped, res.NoRecords, tt.why)
+			}
+			if marks, _ := r.ReadState(marksPath(tt.harness, "s-"+tt.name)); marks != nil {
+				t.Fatalf("session marks were saved for a capture that made no commit: %s", marks)
+			}
+		})
+	}
+}

@@ -159,6 +159,9 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
 	case errors.Is(err, transport.ErrEmptyRemoteRepository), strings.Contains(err.Error(), "couldn't find remote ref"):
 		// an empty remote: everything goes out
+	case errors.As(gitstore.AsWriteError(root, err), new(*gitstore.WriteError)):
+		// the pack could not be written here (a full disk): not the remote's doing
+		return nil, fmt.Errorf("fetch from %s: %w", redactURL(url), gitstore.AsWriteError(root, err))
 	default:
 		return nil, classify(err, url)
 	}
@@ -223,7 +226,7 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 	}
 	// remember where the remote is now, as git push does
 	if err := g.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(tracking), local)); err != nil {
-		return nil, err
+		return nil, gitstore.AsWriteError(root, err)
 	}
 	return r, nil
 }

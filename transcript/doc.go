@@ -8,6 +8,7 @@
 // It never writes anything, and it never redacts: the text it returns is the host's text,
 // secrets included, and keeping secrets out of git is transcript/redact's job. It reads one
 // line at a time and keeps only the decoded messages, never the file and never a second copy
-// of it; a line of several MB is normal (tool output, session_meta instructions). Bad input is
-// counted and skipped, never fatal: the only errors are I/O errors.
+// of it; a line of several MB is normal (tool output, session_meta instructions), one over
+// MaxLine (16 MB) is read past without being kept. Bad input is counted and skipped, never
+// fatal: the only errors are I/O errors.
 package transcript

@@ -93,12 +93,13 @@ type Session struct {
 	Messages         []Message
 	// Lines counts the non-blank lines consumed; Skipped those that could not be used
 	// (malformed JSON, not an object, no record type, a known record of an impossible
-	// shape), by reason in SkipReasons. Records of types this package does not know are
-	// ignored, not skipped.
+	// shape, longer than MaxLine), by reason in SkipReasons. Records of types this package
+	// does not know are ignored, not skipped.
 	Lines, Skipped int
 	SkipReasons    map[string]int
-	// Torn is set when the last line had no newline and did not parse: the host is still
-	// writing it. It is not counted in Lines, and End stops before it.
+	// Torn is set when the last line had no newline and did not parse (or is longer than
+	// MaxLine): the host is still writing it. It is not counted in Lines, and End stops
+	// before it.
 	Torn bool
 	// End is the byte offset just after the last line consumed: where a later ReadFileFrom
 	// resumes.
@@ -183,10 +184,12 @@ func detectFile(f *os.File, path string) (Harness, error) {
 	var acc []byte
 	seen := 0
 	for i := 0; i < detectLines && seen < detectBytes; i++ {
-		line, err := readLine(br, &acc)
-		seen += len(line)
-		if h, ok := Detect(line); ok {
-			return h, nil
+		line, n, long, err := readLine(br, &acc)
+		seen += int(n)
+		if !long {
+			if h, ok := Detect(line); ok {
+				return h, nil
+			}
 		}
 		if err == io.EOF {
 			break
@@ -217,6 +220,19 @@ const (
 	keepBuffer = 16 << 20 // a line buffer that grew past this is dropped after use
 )
 
+// MaxLine bounds a transcript line: a longer one is read past without being kept, counted
+// in Skipped under SkipLongLine, and the lines after it are read as usual. Without a bound
+// the line was assembled whole: a 2 GB single-line file took `reflect history import` to
+// 4 GB of RSS. The longest line of the real sessions in the conformance samples is 56 KB
+// (a Claude Code 2.1.4 tool result); multi-MB tool outputs and session_meta instructions
+// are normal, and a pasted screenshot is at most 5 MB before base64 (the Messages API's
+// limit), 6.7 MB after. 16 MB keeps all of those and two screenshots in one line, and keeps
+// a read under ~100 MB whatever the file holds.
+const MaxLine = 16 << 20
+
+// SkipLongLine is the skip reason of a line over MaxLine.
+const SkipLongLine = "line over 16 MB"
+
 func read(r io.Reader, base int64, h Harness, hi hints) (*Session, error) {
 	s := &Session{Harness: h, End: base}
 	var p parser
@@ -237,12 +253,27 @@ func read(r io.Reader, base int64, h Harness, hi hints) (*Session, error) {
 	var acc []byte
 	off := base
 	for {
-		line, err := readLine(br, &acc)
+		line, n, long, err := readLine(br, &acc)
 		if err != nil && err != io.EOF {
 			p.finish()
 			return s, err
 		}
-		n := int64(len(line))
+		if long {
+			if err == io.EOF {
+				s.Torn = true // no newline yet: the host may still be writing it
+				p.finish()
+				return s, nil
+			}
+			s.Lines++
+			s.Skipped++
+			if s.SkipReasons == nil {
+				s.SkipReasons = make(map[string]int)
+			}
+			s.SkipReasons[SkipLongLine]++
+			off += n
+			s.End = off
+			continue
+		}
 		if err == nil {
 			consume(s, p, line[:len(line)-1], off)
 			off += n
@@ -293,24 +324,35 @@ func consume(s *Session, p parser, line []byte, off int64) {
 	}
 }
 
-// readLine returns the next line including its '\n', or without one at EOF. The slice is
-// valid until the next call.
-func readLine(br *bufio.Reader, acc *[]byte) ([]byte, error) {
+// readLine returns the next line including its '\n', or without one at EOF, and its length
+// in bytes. The slice is valid until the next call. A line longer than MaxLine is read to
+// its end but not kept: long is set and line is nil.
+func readLine(br *bufio.Reader, acc *[]byte) (line []byte, n int64, long bool, err error) {
 	b, err := br.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
-		return b, err
+		return b, int64(len(b)), false, err
 	}
 	buf := append((*acc)[:0], b...)
+	n = int64(len(b))
 	for err == bufio.ErrBufferFull {
 		b, err = br.ReadSlice('\n')
-		buf = append(buf, b...)
+		n += int64(len(b))
+		if !long && n > MaxLine {
+			long, buf = true, nil
+		}
+		if !long {
+			buf = append(buf, b...)
+		}
 	}
 	if cap(buf) <= keepBuffer {
 		*acc = buf
 	} else {
 		*acc = nil
 	}
-	return buf, err
+	if long {
+		return nil, n, true, err
+	}
+	return buf, n, false, err
 }
 
 var bom = []byte("\xef\xbb\xbf")

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -445,5 +447,102 @@ func TestReadErrors(t *testing.T) {
 		if err != nil || s.Lines != 0 || s.End != 0 || s.Torn || len(s.Messages) != 0 {
 			t.Errorf("%s empty input: %v %+v", h, err, s)
 		}
+	}
+}
+
+// filler reads as n bytes of 'a', without holding them.
+type filler struct{ n int64 }
+
+func (f *filler) Read(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, io.EOF
+	}
+	k := int(min(int64(len(p)), f.n))
+	for i := range p[:k] {
+		p[i] = 'a'
+	}
+	f.n -= int64(k)
+	return k, nil
+}
+
+// TestLinesOverMaxLine: a line longer than MaxLine (newline included) is read past without
+// being kept, counted under SkipLongLine, and the lines around it are read as usual, offsets
+// included; one of exactly MaxLine is kept; one still without its newline at the end is torn.
+// The long lines come from a generator: holding them would defeat the point.
+func TestLinesOverMaxLine(t *testing.T) {
+	// a line whose text is n bytes of 'a': prefix + n + suffix, the suffix holding the newline
+	claudeLong := func() (string, string) {
+		whole := userLine("u-long", `"@"`) + "\n"
+		at := strings.IndexByte(whole, '@')
+		return whole[:at], whole[at+1:]
+	}
+	codexLong := func() (string, string) {
+		whole := event(`{"type":"user_message","message":"@"}`) + "\n"
+		at := strings.IndexByte(whole, '@')
+		return whole[:at], whole[at+1:]
+	}
+	for _, tt := range []struct {
+		name       string
+		h          Harness
+		before     string
+		long       func() (string, string)
+		size       int64 // of the whole long line, newline included
+		newline    bool
+		after      string
+		wantMsgs   int
+		wantSkip   int
+		wantTorn   bool
+		wantLongIn bool // the long line's message is among the messages
+	}{
+		{"claude, exactly MaxLine", HarnessClaude, userLine("u1", `"first"`) + "\n", claudeLong, MaxLine, true, userLine("u3", `"last"`) + "\n", 3, 0, false, true},
+		{"claude, one byte over", HarnessClaude, userLine("u1", `"first"`) + "\n", claudeLong, MaxLine + 1, true, userLine("u3", `"last"`) + "\n", 2, 1, false, false},
+		{"claude, 80 MB", HarnessClaude, userLine("u1", `"first"`) + "\n", claudeLong, 80 << 20, true, userLine("u3", `"last"`) + "\n", 2, 1, false, false},
+		{"codex, 40 MB", HarnessCodex, metaLine + "\n", codexLong, 40 << 20, true, event(`{"type":"user_message","message":"last"}`) + "\n", 1, 1, false, false},
+		{"claude, 40 MB still being written", HarnessClaude, userLine("u1", `"first"`) + "\n", claudeLong, 40 << 20, false, "", 1, 0, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			prefix, suffix := tt.long()
+			if !tt.newline {
+				suffix = strings.TrimSuffix(suffix, "\n")
+			}
+			body := tt.size - int64(len(prefix)) - int64(len(suffix))
+			if !tt.newline {
+				body-- // the same line, its newline not written yet
+			}
+			r := io.MultiReader(strings.NewReader(tt.before), strings.NewReader(prefix), &filler{n: body},
+				strings.NewReader(suffix), strings.NewReader(tt.after))
+			total := int64(len(tt.before)) + int64(len(prefix)) + body + int64(len(suffix)) + int64(len(tt.after))
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			s, err := Read(r, tt.h)
+			runtime.ReadMemStats(&m1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, s, total)
+			if len(s.Messages) != tt.wantMsgs || s.Skipped != tt.wantSkip || s.SkipReasons[SkipLongLine] != tt.wantSkip || s.Torn != tt.wantTorn {
+				t.Fatalf("%d messages, skipped %d %v, torn %v; want %d, %d, %v", len(s.Messages), s.Skipped, s.SkipReasons, s.Torn, tt.wantMsgs, tt.wantSkip, tt.wantTorn)
+			}
+			wantEnd := total
+			if tt.wantTorn {
+				wantEnd = int64(len(tt.before))
+			}
+			if s.End != wantEnd {
+				t.Fatalf("End %d, want %d", s.End, wantEnd)
+			}
+			if tt.after != "" {
+				if last := s.Messages[len(s.Messages)-1]; last.Offset != total-int64(len(tt.after)) {
+					t.Fatalf("the line after the long one is at %d, want %d", last.Offset, total-int64(len(tt.after)))
+				}
+			}
+			if tt.wantLongIn && !slices.ContainsFunc(s.Messages, func(m Message) bool { return int64(len(m.Text)) == body }) {
+				t.Fatalf("the line of exactly MaxLine bytes lost its message")
+			}
+			// assembling a line up to MaxLine allocates ~86 MB in all (the buffer grows by
+			// appending); reading past the rest must not allocate more, however long it is
+			if alloc := m1.TotalAlloc - m0.TotalAlloc; tt.wantSkip > 0 && alloc > 6*MaxLine {
+				t.Fatalf("reading past a %d MB line allocated %d MB", tt.size>>20, alloc>>20)
+			}
+		})
 	}
 }

@@ -8,17 +8,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/doctor"
+	"github.com/reflect-memory/reflect/gitstore"
 )
 
 func (a *app) doctorCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "doctor",
+	var repair bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--repair]",
 		Short: "Check the setup: hooks, binary, repository, index, remote, queue and drain",
 		Long: `Check that reflect's hooks are wired into Claude Code and Codex (and trusted in Codex),
 that the binary they run exists, that the knowledge repository opens, its objects are intact
 and its work tree matches HEAD, that every learning parses, that the index is fresh, that the
 remote answers, and that the queue and the drain are not stuck. Each problem comes with the
-command that fixes it. Nothing is changed. Exits 8 when a problem stops reflect from working.`,
+command that fixes it. Nothing is changed, except with --repair: a reflect write that was
+interrupted (a killed process, a full disk) is first completed or undone, as the next write
+would do. Exits 8 when a problem stops reflect from working.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := a.homeDir()
@@ -28,6 +32,17 @@ command that fixes it. Nothing is changed. Exits 8 when a problem stops reflect 
 			prefix := "reflect"
 			if a.home != "" {
 				prefix += " --home " + home
+			}
+			if repair {
+				if r, err := gitstore.Open(home); err == nil {
+					paths, err := r.Recover(cmd.Context())
+					if err != nil {
+						return err
+					}
+					if len(paths) > 0 && !a.json() {
+						a.printf("repaired an interrupted write: %s back in line with HEAD\n\n", plural(len(paths), "file"))
+					}
+				}
 			}
 			cwd, _ := os.Getwd()
 			rep := doctor.Run(cmd.Context(), doctor.Options{Home: home, Cwd: cwd, Reflect: prefix})
@@ -44,6 +59,8 @@ command that fixes it. Nothing is changed. Exits 8 when a problem stops reflect 
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&repair, "repair", false, "first complete or undo a reflect write that was interrupted")
+	return cmd
 }
 
 // maxDetails is how many files or entries a finding lists in text; JSON has them all.

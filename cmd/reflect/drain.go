@@ -60,19 +60,26 @@ reflect.toml's drain.extractor is the default.`,
 				fmt.Fprintln(a.stderr, "reflect: another drain is running; nothing to do")
 				return nil
 			}
-			if err != nil {
+			// a commit that failed still leaves a report to print; the error comes after it
+			var uncommitted *drain.CommitError
+			if err != nil && !errors.As(err, &uncommitted) {
 				return err
 			}
-			if sc := r.Config().Sync; sc.Auto && rep.Learned+rep.Merged > 0 && r.Remote(sc.Remote) != "" {
+			if sc := r.Config().Sync; sc.Auto && uncommitted == nil && rep.Learned+rep.Merged > 0 && r.Remote(sc.Remote) != "" {
 				if _, err := memsync.Sync(cmd.Context(), r, memsync.Options{Remote: sc.Remote}); err != nil {
 					fmt.Fprintf(a.stderr, "reflect: auto sync after the drain: %v\n", err)
 				}
 			}
 			if a.json() {
-				return a.printJSON(rep)
+				if perr := a.printJSON(rep); perr != nil {
+					return perr
+				}
+				return err
 			}
 			for _, e := range rep.Entries {
 				switch {
+				case e.Uncommitted != "":
+					a.printf("%s  not committed, still queued: %s\n", e.ID, e.Uncommitted)
 				case e.Failed != "":
 					a.printf("%s  failed after %d attempts: %s\n", e.ID, e.Attempts, e.Failed)
 				default:
@@ -84,7 +91,7 @@ reflect.toml's drain.extractor is the default.`,
 			if rep.Stopped != "" {
 				a.printf("stopped: %s\n", rep.Stopped)
 			}
-			return nil
+			return err
 		},
 	}
 	f := cmd.Flags()

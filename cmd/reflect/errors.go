@@ -25,6 +25,7 @@ const (
 	exitInvalid   = 6 // invalid learning, settings or edit; uncommitted changes in the way; a file the remote holds refused
 	exitRemote    = 7 // the remote refused or could not be reached; every local commit is kept
 	exitUnhealthy = 8 // reflect doctor found a problem that stops reflect from working
+	exitWrite     = 9 // the repository's disk refused a write (full, over quota, read-only); nothing is lost
 )
 
 // flagError is a usage mistake: a bad flag, a missing argument.
@@ -47,6 +48,7 @@ func exitCode(err error) int {
 		le  *learnings.FieldError
 		ce  *config.Error
 		de  *gitstore.DirtyError
+		we  *gitstore.WriteError
 		amb *learnings.AmbiguousIDError
 		sx  *install.SyntaxError
 		rf  *memsync.RefusedError
@@ -60,6 +62,8 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, gitstore.ErrNotInitialised):
 		return exitNoRepo
+	case errors.As(err, &we):
+		return exitWrite
 	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb), errors.Is(err, queue.ErrUnknownEntry):
 		return exitNotFound
 	case errors.Is(err, gitstore.ErrLocked), errors.Is(err, memsync.ErrBusy):

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/history"
+	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/learnings"
 )
@@ -59,8 +61,11 @@ again whole. Files that cannot be used are listed with the reason.`,
 			if err != nil {
 				return err
 			}
+			// the Stop hook runs this detached, with no stderr: warnings also go to the
+			// repository's log
 			o := history.ImportOptions{LimitFiles: limitFiles, LockTimeout: r.Config().Git.LockTimeout.Std(),
-				Progress: a.progress("importing transcripts")}
+				Progress: a.progress("importing transcripts"),
+				Log:      slog.New(slog.NewMultiHandler(a.log.Handler(), hooks.OpenLog(r).Handler()))}
 			if transcript != "" {
 				o.Files = []string{transcript}
 			} else {
