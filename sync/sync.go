@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type Options struct {
 	Remote string // remote name; "" → origin
 	// Attempts bounds fetch-merge-push rounds when the remote keeps moving; 0 → 5.
 	Attempts int
+	// Timeouts bound the talk with the remote; zero fields take the defaults (tests shorten
+	// them here or through REFLECT_SYNC_TIMEOUTS).
+	Timeouts Timeouts
 }
 
 // Result says what a sync did.
@@ -55,6 +59,7 @@ var (
 	ErrAuth     = errors.New("the remote refused the credentials")
 	ErrNetwork  = errors.New("the remote could not be reached")
 	ErrBusy     = errors.New("another sync is running")
+	ErrNoMain   = errors.New("the remote has no main branch")
 )
 
 // Sync fetches from the remote, integrates what came in, and pushes what the remote lacks,
@@ -77,7 +82,14 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	}
 	defer unlock()
 
-	a, err := auth(ctx, url)
+	t, err := o.Timeouts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	// the remote's share of the sync is bounded; merging what came in is not cut short
+	netCtx, cancel := context.WithTimeout(withTimeouts(ctx, t), t.Overall)
+	defer cancel()
+	a, err := auth(netCtx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +111,7 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	}()
 	op := func() error {
 		res.Rounds++
-		rs, err := round(ctx, r.Root(), name, url, a, res)
+		rs, err := round(ctx, netCtx, r.Root(), name, url, a, res)
 		if err != nil {
 			if errors.Is(err, errRemoteMoved) {
 				return err // fetch and merge again
@@ -112,12 +124,20 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 		r = rs
 		return nil
 	}
-	err = backoff.Retry(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(attempts-1)), ctx))
+	err = backoff.Retry(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(attempts-1)), netCtx))
 	if h, herr := r.Head(); herr == nil {
 		res.After = h.String()
 	}
-	if errors.Is(err, errRemoteMoved) {
+	var te *timeoutError
+	switch {
+	case errors.Is(err, errRemoteMoved):
 		err = fmt.Errorf("the remote kept moving: gave up after %d rounds; your commits are kept, sync again", res.Rounds)
+	case errors.As(err, &te), err != nil && ctx.Err() == nil && errors.Is(netCtx.Err(), context.DeadlineExceeded):
+		what := fmt.Sprintf("the time allowed ran out (%s for one sync)", t.Overall)
+		if te != nil && !strings.Contains(te.what, "time allowed") {
+			what = te.what
+		}
+		err = fmt.Errorf("%w: remote %s (%s) timed out: %s; your commits are kept, sync again later", ErrNetwork, name, res.URL, what)
 	}
 	return res, err
 }
@@ -137,9 +157,9 @@ func openGit(root string) (*gogit.Repository, func(), error) {
 
 var errRemoteMoved = errors.New("the remote moved during the push")
 
-// round is one fetch, integrate, push. It returns the repository reopened after the fetch
-// (new packs are only seen by a fresh open).
-func round(ctx context.Context, root, name, url string, a transport.AuthMethod, res *Result) (*gitstore.Repo, error) {
+// round is one fetch, integrate, push; the fetch and the push run under netCtx. It returns
+// the repository reopened after the fetch (new packs are only seen by a fresh open).
+func round(ctx, netCtx context.Context, root, name, url string, a transport.AuthMethod, res *Result) (*gitstore.Repo, error) {
 	g, closeGit, err := openGit(root)
 	if err != nil {
 		return nil, err
@@ -147,12 +167,14 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 	defer closeGit()
 	branch := "refs/heads/main"
 	tracking := "refs/remotes/" + name + "/main"
-	err = g.FetchContext(ctx, &gogit.FetchOptions{RemoteName: name, Auth: a,
+	err = g.FetchContext(netCtx, &gogit.FetchOptions{RemoteName: name, Auth: a,
 		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + branch + ":" + tracking)}})
 	switch {
 	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
-	case errors.Is(err, transport.ErrEmptyRemoteRepository), strings.Contains(err.Error(), "couldn't find remote ref"):
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		// an empty remote: everything goes out
+	case strings.Contains(err.Error(), "couldn't find remote ref"):
+		return nil, noMain(netCtx, g, name, url, a)
 	default:
 		return nil, classify(err, url)
 	}
@@ -190,7 +212,7 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 		}
 		return r, nil
 	}
-	out, err := push(ctx, g.Storer, url, a, plumbing.ReferenceName(branch), remote, local)
+	out, err := push(netCtx, g.Storer, url, a, plumbing.ReferenceName(branch), remote, local)
 	switch {
 	case err == nil:
 	case errors.Is(err, errRemoteMoved), errors.Is(err, gogit.ErrNonFastForwardUpdate), strings.Contains(err.Error(), "non-fast-forward"),
@@ -429,4 +451,38 @@ func Clone(ctx context.Context, dir, url string) (*gitstore.Repo, *Result, error
 		return r, res, err
 	}
 	return r, res, nil
+}
+
+// noMain explains a remote that has refs but no main: it names the branches there. reflect
+// syncs main and nothing else, so it neither takes another branch's files for the memory
+// nor pushes a main of its own beside them.
+func noMain(ctx context.Context, g *gogit.Repository, name, url string, a transport.AuthMethod) error {
+	rem, err := g.Remote(name)
+	if err != nil {
+		return err
+	}
+	refs, err := rem.ListContext(ctx, &gogit.ListOptions{Auth: a})
+	if err != nil {
+		return classify(err, url)
+	}
+	var branches, others []string
+	for _, ref := range refs {
+		switch n := ref.Name(); {
+		case n.IsBranch():
+			branches = append(branches, n.Short())
+		case n != plumbing.HEAD:
+			others = append(others, n.String())
+		}
+	}
+	has := "no branch"
+	switch {
+	case len(branches) > 0:
+		sort.Strings(branches)
+		has = "branches " + strings.Join(branches, ", ")
+	case len(others) > 0:
+		has = "only " + strings.Join(others, ", ")
+	}
+	return fmt.Errorf("%w: %s has %s but no main; reflect syncs only main, so nothing was fetched or pushed. "+
+		"If a branch there holds a reflect memory, rename it to main on the remote; otherwise use an empty remote "+
+		"or one whose main is a reflect memory", ErrNoMain, redactURL(url), has)
 }
