@@ -200,8 +200,9 @@ func (s *session) UploadPack(ctx context.Context, req *packp.UploadPackRequest) 
 	}
 	br := bufio.NewReader(s)
 	if _, err := br.Peek(1); err == io.EOF {
-		s.Close()
-		return nil, transport.ErrEmptyUploadPackRequest
+		// go-git's sessions take this for "nothing to send", and the fetch then records a
+		// main whose objects never came; git always answers wants with a NAK or an ACK
+		return nil, s.fail(fmt.Errorf("the remote hung up instead of answering the fetch: %w", io.ErrUnexpectedEOF))
 	} else if err != nil {
 		return nil, err
 	}

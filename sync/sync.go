@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -399,7 +400,14 @@ func classify(err error, url string) error {
 	msg := err.Error()
 	var netErr net.Error
 	var opErr *net.OpError
+	var te *timeoutError
+	var pathErr *fs.PathError
 	switch {
+	case errors.As(err, &pathErr):
+		// this machine's disk (full, read-only), not the remote
+		return fmt.Errorf("syncing with %s: this machine's disk failed: %w", redactURL(url), err)
+	case errors.As(err, &te):
+		return fmt.Errorf("%w: %s: %w", ErrNetwork, redactURL(url), te) // Sync names the remote
 	case errors.As(err, &opErr), errors.As(err, &netErr):
 		// a refused connection or a time-out: whatever digits its address holds
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
