@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -100,6 +101,7 @@ type localStream struct {
 	errOut *os.File
 	tail   *errTail
 	once   gosync.Once
+	reaped atomic.Bool // Wait returned: the group's id may belong to another process now
 	err    error
 }
 
@@ -146,7 +148,7 @@ func startLocal(service string, ep *transport.Endpoint, w *watch) (*localStream,
 	for _, f := range []*os.File{outR, inW, errR} {
 		w.add(f)
 	}
-	w.onAbort(func() { procgroup.Kill(cmd) })
+	w.onAbort(s.kill)
 	s.tail = readTail(errR)
 	return s, nil
 }
@@ -167,19 +169,27 @@ func (s *localStream) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// kill kills the child's process group, unless the child was reaped already.
+func (s *localStream) kill() {
+	if !s.reaped.Load() {
+		procgroup.Kill(s.cmd)
+	}
+}
+
 func (s *localStream) closeWrite() error { return s.in.Close() }
 func (s *localStream) stderr() string    { return s.tail.text() }
 
 func (s *localStream) close(abort bool) error {
 	s.once.Do(func() {
 		if abort {
-			procgroup.Kill(s.cmd)
+			s.kill()
 		}
 		s.in.Close()
 		// A program that ended its answer exits at once; one that does not within Idle is
 		// killed (a receive-pack whose post-receive hook hangs, say).
-		t := time.AfterFunc(s.w.t.Idle, func() { procgroup.Kill(s.cmd) })
+		t := time.AfterFunc(s.w.t.Idle, s.kill)
 		err := s.cmd.Wait()
+		s.reaped.Store(true)
 		t.Stop()
 		s.out.Close()
 		<-s.tail.done // the group is gone, or the deadline ends the read
