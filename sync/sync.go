@@ -1,7 +1,8 @@
 // Package sync keeps one memory across laptops through a git remote: fetch, integrate
 // (fast-forward, or a merge reflect computes itself, since go-git cannot), push, and again
 // when the remote moved meanwhile. Merges follow rules that give the same file on every
-// machine and never write a conflict marker.
+// machine and never write a conflict marker. Every transport is bounded (timeouts.go): a
+// remote that stops answering ends the sync with ErrNetwork, never hangs it.
 package sync
 
 import (
