@@ -176,7 +176,10 @@ func round(ctx, netCtx context.Context, root, name, url string, a transport.Auth
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		// an empty remote: everything goes out
 	case strings.Contains(err.Error(), "couldn't find remote ref"):
-		return nil, noMain(netCtx, g, name, url, a)
+		if err := noMain(netCtx, g, name, url, a); err != nil {
+			return nil, err
+		}
+		// refs/heads/main is missing, and so is any other ref: an empty remote
 	default:
 		return nil, classify(err, url)
 	}
@@ -464,14 +467,17 @@ func Clone(ctx context.Context, dir, url string) (*gitstore.Repo, *Result, error
 
 // noMain explains a remote that has refs but no main: it names the branches there. reflect
 // syncs main and nothing else, so it neither takes another branch's files for the memory
-// nor pushes a main of its own beside them.
+// nor pushes a main of its own beside them. It returns nil for a remote with no ref at all
+// but a HEAD (go-git's server lists one in a new repository): an empty remote.
 func noMain(ctx context.Context, g *gogit.Repository, name, url string, a transport.AuthMethod) error {
 	rem, err := g.Remote(name)
 	if err != nil {
 		return err
 	}
 	refs, err := rem.ListContext(ctx, &gogit.ListOptions{Auth: a})
-	if err != nil {
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil
+	} else if err != nil {
 		return classify(err, url)
 	}
 	var branches, others []string
@@ -483,13 +489,15 @@ func noMain(ctx context.Context, g *gogit.Repository, name, url string, a transp
 			others = append(others, n.String())
 		}
 	}
-	has := "no branch"
+	var has string
 	switch {
 	case len(branches) > 0:
 		sort.Strings(branches)
 		has = "branches " + strings.Join(branches, ", ")
 	case len(others) > 0:
 		has = "only " + strings.Join(others, ", ")
+	default:
+		return nil
 	}
 	return fmt.Errorf("%w: %s has %s but no main; reflect syncs only main, so nothing was fetched or pushed. "+
 		"If a branch there holds a reflect memory, rename it to main on the remote; otherwise use an empty remote "+
