@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reflect-memory/reflect/internal/procgroup"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -212,8 +213,8 @@ func (x *childExtractor) run(ctx context.Context, args []string, stdin []byte, e
 	stdout := &capBuffer{max: maxStdout}
 	stderr := &tailBuffer{max: maxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	procgroup.Set(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
 	cmd.WaitDelay = waitDelay
 
 	start := time.Now()
@@ -227,7 +228,7 @@ func (x *childExtractor) run(ctx context.Context, args []string, stdin []byte, e
 	werr := cmd.Wait()
 	if errors.Is(werr, exec.ErrWaitDelay) {
 		// the program is gone but something it started still holds its output
-		_ = killProcessGroup(cmd)
+		_ = procgroup.Kill(cmd)
 	}
 	res.stdout, res.stderr = stdout.Bytes(), stderr.String()
 	if cmd.ProcessState != nil {

@@ -18,6 +18,7 @@ import (
 	gosync "sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -32,6 +33,8 @@ type sshServer struct {
 	addr  string       // 127.0.0.1:port
 	auths atomic.Int32 // public-key authentication requests seen
 	execs atomic.Int32 // git commands run
+	// stall makes a command list the refs, as git does, and then send nothing more
+	stall atomic.Bool
 }
 
 func newSSHServer(t *testing.T, repo string, client ssh.PublicKey, hostKeys ...ssh.Signer) *sshServer {
@@ -88,7 +91,6 @@ func (s *sshServer) session(ch ssh.Channel, reqs <-chan *ssh.Request, repo strin
 			req.Reply(false, nil)
 			continue
 		}
-		go ssh.DiscardRequests(reqs)
 		var p struct{ Command string }
 		verb, path, ok := "", "", ssh.Unmarshal(req.Payload, &p) == nil
 		if ok {
@@ -102,6 +104,14 @@ func (s *sshServer) session(ch ssh.Channel, reqs <-chan *ssh.Request, repo strin
 		}
 		req.Reply(true, nil)
 		s.execs.Add(1)
+		if s.stall.Load() {
+			refs, _ := exec.Command("git", verb, "--advertise-refs", path).Output()
+			ch.Write(refs)
+			go io.Copy(io.Discard, ch)
+			ssh.DiscardRequests(reqs) // until the client hangs up
+			return
+		}
+		go ssh.DiscardRequests(reqs)
 		cmd := exec.Command("git", verb, path)
 		cmd.Stdout, cmd.Stderr = ch, ch.Stderr()
 		in, err := cmd.StdinPipe()
@@ -303,23 +313,15 @@ func TestSSHRemote(t *testing.T) {
 	if res := a.sync(); res.Action != "fast-forward" {
 		t.Errorf("a again: %+v", res)
 	}
-	head := git(t, a.dir, "rev-parse", "HEAD")
 	for _, l := range ls {
 		for _, id := range []string{la.ID, lb.ID} {
 			if _, err := os.Stat(filepath.Join(l.dir, "learnings", "github.com", "acme", "shop", id+".md")); err != nil {
 				t.Errorf("%s lacks %s", l.name, id)
 			}
 		}
-		if h := git(t, l.dir, "rev-parse", "HEAD"); h != head {
-			t.Errorf("%s is at %s, laptop-a at %s", l.name, h, head)
-		}
-		l.healthy()
 	}
 	// the git CLI, reading the bare repository directly, agrees
-	if h := git(t, repo, "rev-parse", "refs/heads/main"); h != head {
-		t.Errorf("the remote's main is %s, the laptops' HEAD %s", h, head)
-	}
-	git(t, repo, "fsck", "--strict", "--no-progress")
+	head := converged(t, repo, ls)
 	cli := filepath.Join(t.TempDir(), "cli")
 	if out, err := exec.Command("git", "clone", "-q", repo, cli).CombinedOutput(); err != nil {
 		t.Fatalf("git clone: %v\n%s", err, out)
@@ -409,8 +411,30 @@ func TestSSHRemote(t *testing.T) {
 		keeps(t, before, c.ID)
 	})
 
-	// with the right key and host key again, everything kept goes out
-	if res := a.sync(); !res.Pushed || res.Out != 5 {
+	t.Run("stalls after the refs", func(t *testing.T) {
+		// the handshake is done and the refs came; the answer to the fetch never does
+		b.add("Makes a fetch want something")
+		b.sync()
+		srv.stall.Store(true)
+		defer srv.stall.Store(false)
+		c := a.add("Kept although the server stalls")
+		before := git(t, a.dir, "rev-parse", "HEAD")
+		start := time.Now()
+		_, err := Sync(ctx, a.repo(), Options{Timeouts: Timeouts{Idle: time.Second}})
+		took := time.Since(start)
+		t.Logf("stalled: %v after %v", err, took.Round(time.Millisecond))
+		if !errors.Is(err, ErrNetwork) || !strings.Contains(err.Error(), "nothing received or sent for 1s") {
+			t.Errorf("stalled: %v", err)
+		}
+		if took > 4*time.Second {
+			t.Errorf("gave up after %v; the bound is 1s", took)
+		}
+		keeps(t, before, c.ID)
+	})
+
+	// with the right key and host key again, everything kept goes out: six commits and the
+	// merge with b's
+	if res := a.sync(); !res.Pushed || res.Out != 7 || res.Action != "merge" {
 		t.Errorf("a after the failures: %+v", res)
 	}
 	if res := b.sync(); res.Action != "fast-forward" {

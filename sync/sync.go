@@ -1,18 +1,21 @@
 // Package sync keeps one memory across laptops through a git remote: fetch, integrate
 // (fast-forward, or a merge reflect computes itself, since go-git cannot), push, and again
 // when the remote moved meanwhile. Merges follow rules that give the same file on every
-// machine and never write a conflict marker.
+// machine and never write a conflict marker. Every transport is bounded (timeouts.go): a
+// remote that stops answering ends the sync with ErrNetwork, never hangs it.
 package sync
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -35,6 +38,9 @@ type Options struct {
 	Remote string // remote name; "" → origin
 	// Attempts bounds fetch-merge-push rounds when the remote keeps moving; 0 → 5.
 	Attempts int
+	// Timeouts bound the talk with the remote; zero fields take the defaults (tests shorten
+	// them here or through REFLECT_SYNC_TIMEOUTS).
+	Timeouts Timeouts
 }
 
 // Result says what a sync did.
@@ -60,6 +66,7 @@ var (
 	ErrAuth     = errors.New("the remote refused the credentials")
 	ErrNetwork  = errors.New("the remote could not be reached")
 	ErrBusy     = errors.New("another sync is running")
+	ErrNoMain   = errors.New("the remote has no main branch")
 )
 
 // Sync fetches from the remote, integrates what came in, and pushes what the remote lacks,
@@ -82,7 +89,14 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	}
 	defer unlock()
 
-	a, err := auth(ctx, url)
+	t, err := o.Timeouts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	// the remote's share of the sync is bounded; merging what came in is not cut short
+	netCtx, cancel := context.WithTimeout(withTimeouts(ctx, t), t.Overall)
+	defer cancel()
+	a, err := auth(netCtx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +118,7 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	}()
 	op := func() error {
 		res.Rounds++
-		rs, err := round(ctx, r.Root(), name, url, a, res)
+		rs, err := round(ctx, netCtx, r.Root(), name, url, a, res)
 		if err != nil {
 			if errors.Is(err, errRemoteMoved) {
 				return err // fetch and merge again
@@ -117,12 +131,20 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 		r = rs
 		return nil
 	}
-	err = backoff.Retry(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(attempts-1)), ctx))
+	err = backoff.Retry(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(attempts-1)), netCtx))
 	if h, herr := r.Head(); herr == nil {
 		res.After = h.String()
 	}
-	if errors.Is(err, errRemoteMoved) {
+	var te *timeoutError
+	switch {
+	case errors.Is(err, errRemoteMoved):
 		err = fmt.Errorf("the remote kept moving: gave up after %d rounds; your commits are kept, sync again", res.Rounds)
+	case errors.As(err, &te), err != nil && ctx.Err() == nil && errors.Is(netCtx.Err(), context.DeadlineExceeded):
+		what := fmt.Sprintf("the time allowed ran out (%s for one sync)", t.Overall)
+		if te != nil && !strings.Contains(te.what, "time allowed") {
+			what = te.what
+		}
+		err = fmt.Errorf("%w: remote %s (%s) timed out: %s; your commits are kept, sync again later", ErrNetwork, name, res.URL, what)
 	}
 	return res, err
 }
@@ -142,9 +164,9 @@ func openGit(root string) (*gogit.Repository, func(), error) {
 
 var errRemoteMoved = errors.New("the remote moved during the push")
 
-// round is one fetch, integrate, push. It returns the repository reopened after the fetch
-// (new packs are only seen by a fresh open).
-func round(ctx context.Context, root, name, url string, a transport.AuthMethod, res *Result) (*gitstore.Repo, error) {
+// round is one fetch, integrate, push; the fetch and the push run under netCtx. It returns
+// the repository reopened after the fetch (new packs are only seen by a fresh open).
+func round(ctx, netCtx context.Context, root, name, url string, a transport.AuthMethod, res *Result) (*gitstore.Repo, error) {
 	g, closeGit, err := openGit(root)
 	if err != nil {
 		return nil, err
@@ -153,15 +175,20 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 	branch := "refs/heads/main"
 	tracking := "refs/remotes/" + name + "/main"
 	q := quarantine(root, g, tracking)
-	err = g.FetchContext(ctx, &gogit.FetchOptions{RemoteName: name, Auth: a,
+	err = g.FetchContext(netCtx, &gogit.FetchOptions{RemoteName: name, Auth: a,
 		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + branch + ":" + tracking)}})
 	switch {
 	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
-	case errors.Is(err, transport.ErrEmptyRemoteRepository), strings.Contains(err.Error(), "couldn't find remote ref"):
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		// an empty remote: everything goes out
 	case errors.As(gitstore.AsWriteError(root, err), new(*gitstore.WriteError)):
 		// the pack could not be written here (a full disk): not the remote's doing
 		return nil, fmt.Errorf("fetch from %s: %w", redactURL(url), gitstore.AsWriteError(root, err))
+	case strings.Contains(err.Error(), "couldn't find remote ref"):
+		if err := noMain(netCtx, g, name, url, a); err != nil {
+			return nil, err
+		}
+		// refs/heads/main is missing, and so is any other ref: an empty remote
 	default:
 		return nil, classify(err, url)
 	}
@@ -207,7 +234,7 @@ func round(ctx context.Context, root, name, url string, a transport.AuthMethod, 
 		}
 		return r, nil
 	}
-	out, err := push(ctx, g.Storer, url, a, plumbing.ReferenceName(branch), remote, local)
+	out, err := push(netCtx, g.Storer, url, a, plumbing.ReferenceName(branch), remote, local)
 	switch {
 	case err == nil:
 	case errors.Is(err, errRemoteMoved), errors.Is(err, gogit.ErrNonFastForwardUpdate), strings.Contains(err.Error(), "non-fast-forward"),
@@ -450,7 +477,14 @@ func classify(err error, url string) error {
 	msg := err.Error()
 	var netErr net.Error
 	var opErr *net.OpError
+	var te *timeoutError
+	var pathErr *fs.PathError
 	switch {
+	case errors.As(err, &pathErr):
+		// this machine's disk (full, read-only), not the remote
+		return fmt.Errorf("syncing with %s: this machine's disk failed: %w", redactURL(url), err)
+	case errors.As(err, &te):
+		return fmt.Errorf("%w: %s: %w", ErrNetwork, redactURL(url), te) // Sync names the remote
 	case errors.As(err, &opErr), errors.As(err, &netErr):
 		// a refused connection or a time-out: whatever digits its address holds
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
@@ -502,4 +536,43 @@ func Clone(ctx context.Context, dir, url string) (*gitstore.Repo, *Result, error
 		return r, res, err
 	}
 	return r, res, nil
+}
+
+// noMain explains a remote that has refs but no main: it names the branches there. reflect
+// syncs main and nothing else, so it neither takes another branch's files for the memory
+// nor pushes a main of its own beside them. It returns nil for a remote with no ref at all
+// but a HEAD (go-git's server lists one in a new repository): an empty remote.
+func noMain(ctx context.Context, g *gogit.Repository, name, url string, a transport.AuthMethod) error {
+	rem, err := g.Remote(name)
+	if err != nil {
+		return err
+	}
+	refs, err := rem.ListContext(ctx, &gogit.ListOptions{Auth: a})
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil
+	} else if err != nil {
+		return classify(err, url)
+	}
+	var branches, others []string
+	for _, ref := range refs {
+		switch n := ref.Name(); {
+		case n.IsBranch():
+			branches = append(branches, n.Short())
+		case n != plumbing.HEAD:
+			others = append(others, n.String())
+		}
+	}
+	var has string
+	switch {
+	case len(branches) > 0:
+		sort.Strings(branches)
+		has = "branches " + strings.Join(branches, ", ")
+	case len(others) > 0:
+		has = "only " + strings.Join(others, ", ")
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %s has %s but no main; reflect syncs only main, so nothing was fetched or pushed. "+
+		"If a branch there holds a reflect memory, rename it to main on the remote; otherwise use an empty remote "+
+		"or one whose main is a reflect memory", ErrNoMain, redactURL(url), has)
 }

@@ -91,6 +91,24 @@ func (l *laptop) healthy() {
 	git(l.t, l.dir, "fsck", "--strict", "--no-progress")
 }
 
+// converged checks that every laptop is at the same healthy HEAD and that the bare
+// repository repo, read by the git CLI, has it as main; it returns that HEAD.
+func converged(t testing.TB, repo string, ls []*laptop) string {
+	t.Helper()
+	head := git(t, ls[0].dir, "rev-parse", "HEAD")
+	for _, l := range ls {
+		if h := git(t, l.dir, "rev-parse", "HEAD"); h != head {
+			t.Errorf("%s is at %s, %s at %s", l.name, h, ls[0].name, head)
+		}
+		l.healthy()
+	}
+	if h := git(t, repo, "rev-parse", "refs/heads/main"); h != head {
+		t.Errorf("the remote's main is %s, the laptops' HEAD %s", h, head)
+	}
+	git(t, repo, "fsck", "--strict", "--no-progress")
+	return head
+}
+
 // laptops clones the memory at remote n times (the first one starts it).
 func laptops(t testing.TB, remote string, n int) []*laptop {
 	t.Helper()

@@ -23,7 +23,7 @@ const (
 	exitNotFound  = 4 // unknown or ambiguous id
 	exitBusy      = 5 // another process held the repository too long
 	exitInvalid   = 6 // invalid learning, settings or edit; uncommitted changes in the way; a file the remote holds refused
-	exitRemote    = 7 // the remote refused or could not be reached; every local commit is kept
+	exitRemote    = 7 // the remote refused, could not be reached, timed out or has no main; every local commit is kept
 	exitUnhealthy = 8 // reflect doctor found a problem that stops reflect from working
 	exitWrite     = 9 // the repository's disk refused a write (full, over quota, read-only); nothing is lost
 )
@@ -68,7 +68,7 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, gitstore.ErrLocked), errors.Is(err, memsync.ErrBusy):
 		return exitBusy
-	case errors.Is(err, memsync.ErrAuth), errors.Is(err, memsync.ErrNetwork), errors.Is(err, memsync.ErrNoRemote):
+	case errors.Is(err, memsync.ErrAuth), errors.Is(err, memsync.ErrNetwork), errors.Is(err, memsync.ErrNoRemote), errors.Is(err, memsync.ErrNoMain):
 		return exitRemote
 	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx), errors.As(err, &rf):
 		return exitInvalid

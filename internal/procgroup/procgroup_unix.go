@@ -1,6 +1,6 @@
 //go:build unix
 
-package drain
+package procgroup
 
 import (
 	"errors"
@@ -9,14 +9,14 @@ import (
 	"syscall"
 )
 
-// setProcessGroup makes the child the leader of a new process group, so that a time-out
+// Set makes the child the leader of a new process group, so that a time-out
 // kills everything it started (a shell's children, an agent's tools) and leaves no orphan.
-func setProcessGroup(cmd *exec.Cmd) {
+func Set(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// killProcessGroup kills the child's process group.
-func killProcessGroup(cmd *exec.Cmd) error {
+// Kill kills the child's process group.
+func Kill(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil
 	}
