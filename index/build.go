@@ -65,7 +65,7 @@ func rebuild(ctx context.Context, r *gitstore.Repo, l layout, opts Options) (Bui
 		return st, err
 	}
 	defer unlock()
-	idx, err := openBleve(gen, false, lockTimeout(opts))
+	idx, err := openGen(gen, false, lockTimeout(opts))
 	if err != nil {
 		os.RemoveAll(gen)
 		return st, err
@@ -202,6 +202,7 @@ func record(idx bleve.Index, t target) error {
 	batch := idx.NewBatch()
 	batch.SetInternal(keyCommit, []byte(t.commit.String()))
 	batch.SetInternal(keyTree, []byte(t.tree.String()))
+	batch.SetInternal(keyMapping, []byte(mappingVersion))
 	if err := idx.Batch(batch); err != nil {
 		idx.Close()
 		return err

@@ -60,7 +60,7 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 	timeout := lockTimeout(opts)
 	var stale bleve.Index // a readable index that is behind, kept in case catching up fails
 	if gen := l.current(); gen != "" {
-		idx, err := openBleve(gen, true, timeout)
+		idx, err := openGen(gen, true, timeout)
 		switch {
 		case err == nil:
 			commit, tree := reflects(idx)
@@ -94,7 +94,7 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 	}
 	if stale != nil {
 		if gen := l.current(); gen != "" {
-			if idx, rerr := openBleve(gen, true, timeout); rerr == nil {
+			if idx, rerr := openGen(gen, true, timeout); rerr == nil {
 				if _, tree := reflects(idx); tree == t.tree { // another process caught it up
 					return &Index{idx: idx, Fresh: true}, nil
 				}
@@ -139,7 +139,7 @@ func writeOpen(ctx context.Context, r *gitstore.Repo, l layout, t target, opts O
 	if gen == "" {
 		return nil, ErrMissing
 	}
-	idx, err := openBleve(gen, false, lockTimeout(opts))
+	idx, err := openGen(gen, false, lockTimeout(opts))
 	if err != nil {
 		if !errors.Is(err, ErrLocked) && !errors.Is(err, ErrMissing) {
 			l.discard(gen)
@@ -199,7 +199,7 @@ func Inspect(r *gitstore.Repo) (Status, error) {
 		return Status{}, nil
 	}
 	st := Status{Exists: true}
-	idx, err := openBleve(gen, true, time.Second)
+	idx, err := openGen(gen, true, time.Second)
 	if err != nil {
 		st.Problem = err.Error()
 		return st, nil

@@ -46,12 +46,10 @@ func newMapping() mapping.IndexMapping {
 	for _, f := range textFields {
 		doc.AddFieldMappingsAt(f, text())
 	}
-	for _, f := range []string{"project", "kind", "status"} {
+	for _, f := range []string{"project", "kind", "status", "id"} {
 		doc.AddFieldMappingsAt(f, kw())
 	}
-	for _, f := range []string{"id", "confidence"} {
-		doc.AddFieldMappingsAt(f, stored(bleve.NewKeywordFieldMapping()))
-	}
+	doc.AddFieldMappingsAt("confidence", stored(bleve.NewKeywordFieldMapping()))
 	tag := kw()
 	tag.Store = false
 	doc.AddFieldMappingsAt("tag", tag)

@@ -20,8 +20,9 @@ import (
 
 // Internal keys bleve stores with the documents: what the index reflects.
 var (
-	keyCommit = []byte("reflect.commit")
-	keyTree   = []byte("reflect.tree")
+	keyCommit  = []byte("reflect.commit")
+	keyTree    = []byte("reflect.tree")
+	keyMapping = []byte("reflect.mapping")
 )
 
 // Options say how long Open may wait and how much it may do.
@@ -121,6 +122,27 @@ func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, e
 			return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
 		}
 		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
+	return idx, nil
+}
+
+// mappingVersion names the mapping a generation was built with; a generation of another one
+// is taken out of service and rebuilt, as a corrupt one is. 2: ids are indexed (recall asks
+// whether another file claims a candidate's id).
+const mappingVersion = "2"
+
+// errOutdated is a generation built with another mapping.
+var errOutdated = errors.New("index: built by an older reflect")
+
+// openGen opens a generation the index serves from, refusing one of another mapping.
+func openGen(dir string, readOnly bool, timeout time.Duration) (bleve.Index, error) {
+	idx, err := openBleve(dir, readOnly, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if v, _ := idx.GetInternal(keyMapping); string(v) != mappingVersion {
+		idx.Close()
+		return nil, fmt.Errorf("%w (mapping %q, this reflect's is %s)", errOutdated, v, mappingVersion)
 	}
 	return idx, nil
 }

@@ -484,3 +484,24 @@ func snippet(body string, spans [][2]int, width int) (string, [][2]int) {
 		return r
 	}, out), marks
 }
+
+// Claimed counts the learnings that claim id: more than one means a second file poses as
+// the learning (sync refuses such a file, but git can commit one), and neither is trusted.
+func (ix *Index) Claimed(ctx context.Context, id string) (int, error) {
+	if ix.idx == nil {
+		n := 0
+		for _, d := range ix.scan.docs {
+			if d.ID == id {
+				n++
+			}
+		}
+		return n, nil
+	}
+	q := bleve.NewTermQuery(id)
+	q.SetField("id")
+	sr, err := ix.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
+	if err != nil {
+		return 0, err
+	}
+	return int(sr.Total), nil
+}

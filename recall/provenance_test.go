@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/provenance"
 )
 
@@ -103,5 +104,44 @@ func TestRecallFromOthers(t *testing.T) {
 	provenance.Save(r, map[string]provenance.Record{top.ID: rec})
 	if res := ask(); !strings.Contains(res.Text, "arrived by sync from your own laptop-m") {
 		t.Errorf("own laptop:\n%s", res.Text)
+	}
+}
+
+// A second file claiming a learning's id (committed with git, past sync's check) keeps both
+// out of recall.
+func TestRecallSkipsADuplicateID(t *testing.T) {
+	r, _, _ := relevanceRepo(t)
+	ctx := context.Background()
+	ws := &Workspace{Project: "github.com/acme/billing"}
+	prompt := "stripe webhook signature verification fails on the raw body"
+	ix, err := index.Open(ctx, r, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Recall(ctx, r, ix, Request{Harness: "claude-code", Workspace: ws, Prompt: prompt, Now: suiteNow, DryRun: true})
+	if err != nil || len(res.Injected) == 0 {
+		t.Fatal(err)
+	}
+	ix.Close()
+	top := res.Injected[0]
+	data, err := r.ReadFile(top.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit(ctx, "a twin", map[string][]byte{"learnings/_global/" + top.ID + ".md": data}); err != nil {
+		t.Fatal(err)
+	}
+	ix = openIndex(t, r)
+	res, err = Recall(ctx, r, ix, Request{Harness: "claude-code", Workspace: ws, Prompt: prompt, Now: suiteNow, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Text, top.ID) {
+		t.Fatalf("a duplicated id was injected:\n%s", res.Text)
+	}
+	for _, c := range res.Candidates {
+		if c.ID == top.ID && !strings.Contains(c.Why, "2 files claim this id") {
+			t.Errorf("%s: %s", c.Path, c.Why)
+		}
 	}
 }

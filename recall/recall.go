@@ -127,7 +127,19 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	res.Source, res.Note = hits.Source, hits.Note
 	seen := readSeen(repo, req)
 	res.Candidates = rank(hits, res.Terms, ws.Project, req.Now, cfg, origins(repo, hits))
-	pick(res, seen, cfg, gateOthers(repo, cfg.FromOthers))
+	// what holds a candidate back for where it came from, asked once each
+	others, held := gateOthers(repo, cfg.FromOthers), map[string]string{}
+	for _, c := range res.Candidates {
+		if seen[c.ID] {
+			continue
+		}
+		if n, err := ix.Claimed(ctx, c.ID); err == nil && n > 1 {
+			held[c.ID] = fmt.Sprintf("%d files claim this id (reflect doctor names them)", n)
+		} else if why := others(c.From); why != "" {
+			held[c.ID] = why
+		}
+	}
+	pick(res, seen, cfg, func(_ From, id string) string { return held[id] })
 	res.Text = Render(res.Injected, cfg.MaxChars)
 	if len(res.Injected) > 0 && req.Session != "" && !req.DryRun {
 		if err := writeSeen(repo, req, seen, res.IDs()); err != nil {
@@ -210,12 +222,12 @@ func rank(hits *index.Result, terms []string, project string, now time.Time, cfg
 // bodyOnce is the strength of a word said once in the body: the unit of evidence.
 const bodyOnce = 1 / 2.2
 
-// pick applies the gates in order and fills the budget. others says why a learning from
-// another author is held back ("" when it is not).
-func pick(res *Result, seen map[string]bool, cfg config.Recall, others func(From) string) {
+// pick applies the gates in order and fills the budget. trust says why a learning is held back
+// for where it came from — another author, a second file claiming its id — or "".
+func pick(res *Result, seen map[string]bool, cfg config.Recall, trust func(From, string) string) {
 	best := 0.0
 	for _, c := range res.Candidates {
-		if !seen[c.ID] && (others == nil || others(c.From) == "") {
+		if !seen[c.ID] && (trust == nil || trust(c.From, c.ID) == "") {
 			best = max(best, c.Final)
 		}
 	}
@@ -225,8 +237,8 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, others func(From
 		switch {
 		case seen[c.ID]:
 			c.Why = "already injected in this session"
-		case others != nil && others(c.From) != "":
-			c.Why = others(c.From)
+		case trust != nil && trust(c.From, c.ID) != "":
+			c.Why = trust(c.From, c.ID)
 		case len(c.Terms) < minTerms:
 			c.Why = fmt.Sprintf("matches only %q", strings.Join(c.Terms, ", "))
 		case c.Coverage < cfg.MinCoverage && c.Evidence < strongEvidence:
