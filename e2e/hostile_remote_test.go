@@ -128,6 +128,7 @@ func TestHostileRemote(t *testing.T) {
 		name    string
 		push    func(v *victim, m *testenv.Mallory)
 		refused string // what the sync's refusal says; "" when it takes the change
+		code    int    // the refusal's exit code (6 unless set)
 		after   func(t *testing.T, v *victim, out string)
 		doctor  string // a line doctor prints
 		joins   bool   // init --from takes the remote (false: refuses it like the sync)
@@ -276,6 +277,21 @@ func TestHostileRemote(t *testing.T) {
 			},
 			joins: true,
 		},
+		{
+			name: "a remote without main",
+			push: func(v *victim, m *testenv.Mallory) {
+				// the remote's default branch becomes master, and main is gone
+				run(v.t, v.environ, v.remote, "git", "config", "receive.denyDeleteCurrent", "ignore")
+				m.Branch = "master"
+				m.Put("100644", "learnings/_global/"+mallorysID+".md", hostileLearning(mallorysID, "_global", "Somewhere else", "x"))
+				m.PushCommit(m.Commit(m.Name, m.Mail, "a branch of my own", m.Git("", "rev-parse", "main")))
+				m.Git("", "push", "-q", "origin", ":main")
+				run(v.t, v.environ, v.remote, "git", "symbolic-ref", "HEAD", "refs/heads/master")
+			},
+			refused: "has branches master but no main",
+			code:    7,
+			doctor:  "healthy",
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -289,10 +305,18 @@ func TestHostileRemote(t *testing.T) {
 			refused := strings.ReplaceAll(c.refused, "%ID", v.ownID)
 			switch {
 			case refused != "":
-				if code != 6 || !strings.Contains(out, refused) || !strings.Contains(out, "brought by commit "+m.Tip()[:7]+" by Mallory <mallory@example.org>") {
-					t.Fatalf("sync: exit %d, want 6 and %q:\n%s", code, refused, out)
+				want := c.code
+				if want == 0 {
+					want = 6
+					if !strings.Contains(out, "brought by commit "+m.Tip()[:7]+" by Mallory <mallory@example.org>") {
+						t.Errorf("the refusal does not name the commit and its author:\n%s", out)
+					}
 				}
-				if v.git("rev-parse", "HEAD") != head || run(t, v.environ, v.remote, "git", "rev-parse", "main") != m.Tip() {
+				if code != want || !strings.Contains(out, refused) {
+					t.Fatalf("sync: exit %d, want %d and %q:\n%s", code, want, refused, out)
+				}
+				remoteTip, _ := exec.Command("git", "-C", v.remote, "rev-parse", "--verify", "-q", m.Branch).Output()
+				if v.git("rev-parse", "HEAD") != head || strings.TrimSpace(string(remoteTip)) != m.Tip() {
 					t.Error("a refused sync moved the branch or pushed")
 				}
 			case code != 0:
