@@ -19,6 +19,10 @@ import (
 	"github.com/reflect-memory/reflect/queue"
 )
 
+// claudeTools are Claude Code's own tools, all denied to the extraction (names it does not
+// have are ignored, so a newer or older CLI takes the list as it is).
+const claudeTools = "Bash,BashOutput,KillShell,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,LS,WebFetch,WebSearch,Task,TodoWrite,SlashCommand,Skill"
+
 // LLMOptions configures the extractors that run a program: claude, codex and command:PATH.
 type LLMOptions struct {
 	Timeout time.Duration // per call; 0 → 3 minutes
@@ -98,14 +102,17 @@ func (x *childExtractor) Extract(ctx context.Context, in Input) ([]Proposal, Usa
 	switch x.mode {
 	case modeClaude:
 		prompt = BuildPrompt(in)
-		args = []string{"-p", prompt, "--output-format", "json"}
+		// the digest is text any machine that syncs may have written: the model reads it
+		// with no tool to act on it — no shell, no file it could read and quote into a
+		// learning that is then pushed, no web
+		args = []string{"-p", prompt, "--output-format", "json", "--disallowedTools", claudeTools}
 		if x.opts.Model != "" {
 			args = append(args, "--model", x.opts.Model)
 		}
 		usage.InputTokens = len(prompt) / 4
 	case modeCodex:
 		prompt = BuildPrompt(in)
-		args = []string{"exec", "--skip-git-repo-check"}
+		args = []string{"exec", "--skip-git-repo-check", "--sandbox", "read-only"}
 		if x.opts.Model != "" {
 			args = append(args, "--model", x.opts.Model)
 		}

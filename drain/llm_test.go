@@ -121,7 +121,7 @@ func TestClaudeGoodAnswer(t *testing.T) {
 		t.Fatalf("usage %+v, prompt %d bytes", usage, len(prompt))
 	}
 	args := strings.Split(strings.TrimSuffix(readFile(t, filepath.Join(dir, "args")), "\x00"), "\x00")
-	want := []string{"-p", prompt, "--output-format", "json", "--model", "sonnet"}
+	want := []string{"-p", prompt, "--output-format", "json", "--disallowedTools", claudeTools, "--model", "sonnet"}
 	if fmt.Sprint(args) != fmt.Sprint(want) {
 		t.Fatalf("args %q", args)
 	}
@@ -232,7 +232,7 @@ echo '`+"```"+`'`)
 		t.Fatalf("usage %+v", usage)
 	}
 	args := strings.Split(strings.TrimSuffix(readFile(t, filepath.Join(dir, "args")), "\x00"), "\x00")
-	want := []string{"exec", "--skip-git-repo-check", "--model", "gpt-5-codex", prompt}
+	want := []string{"exec", "--skip-git-repo-check", "--sandbox", "read-only", "--model", "gpt-5-codex", prompt}
 	if fmt.Sprint(args) != fmt.Sprint(want) {
 		t.Fatalf("args %q", args)
 	}
