@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 // ProjectOf is the project key of a directory, as learnings name projects: from its git
@@ -15,7 +16,7 @@ import (
 // a repository without a remote would give).
 func ProjectOf(dir, remote string) string {
 	if dir != "" {
-		if key, err := learnings.ProjectKey(dir); err == nil && key != "" {
+		if key, err := workspace.ProjectKey(dir); err == nil && key != "" {
 			return key
 		}
 	}

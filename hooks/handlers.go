@@ -12,6 +12,7 @@ import (
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/recall"
+	"github.com/reflect-memory/reflect/workspace"
 	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
@@ -111,8 +112,7 @@ func (e *event) newLearning(title string, kind learnings.Kind, conf learnings.Co
 	l := learnings.New(title, e.project(), e.now)
 	l.Kind, l.Confidence = kind, conf
 	host, _ := os.Hostname()
-	_, commit := recall.GitHead(e.CWD)
-	l.Source = learnings.Source{Harness: e.harness, Session: e.SessionID, Machine: host, Commit: commit}
+	l.Source = learnings.Source{Harness: e.harness, Session: e.SessionID, Machine: host, Commit: e.workspace().Head}
 	return l
 }
 
@@ -127,15 +127,21 @@ func (e *event) commitLearning(ctx context.Context, l *learnings.Learning, trigg
 }
 
 // project is the learnings project of the session's working directory.
-func (e *event) project() string {
-	if e.CWD == "" {
-		return learnings.Global
+func (e *event) project() string { return e.workspace().Project }
+
+// workspace is the session's working directory, read once per hook: with the latest commit
+// subjects at a session start, whose recall draws on them. What could not be read is
+// empty (outside git, or a directory that is gone: the global scope).
+func (e *event) workspace() *workspace.Workspace {
+	if e.ws == nil {
+		n := 0
+		if e.Event == "SessionStart" {
+			n = recall.StartSubjects
+		}
+		w, _ := workspace.Read(e.CWD, n)
+		e.ws = &w
 	}
-	key, err := learnings.ProjectKey(e.CWD)
-	if err != nil || key == "" {
-		return learnings.Global
-	}
-	return key
+	return e.ws
 }
 
 // capture enqueues the session (one commit) unless its gates say there is nothing new.
@@ -145,11 +151,11 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 		return nil
 	}
 	host, _ := os.Hostname()
-	branch, commit := recall.GitHead(e.CWD)
+	ws := e.workspace()
 	res, err := queue.Enqueue(ctx, e.repo, queue.Capture{
 		Harness: e.harness, Session: e.SessionID, TranscriptPath: e.TranscriptPath,
 		LastMessage: e.LastAssistantMessage, Trigger: trigger, Project: e.project(),
-		Branch: branch, Commit: commit, Machine: host, Now: e.now,
+		Branch: ws.Branch, Commit: ws.Head, Machine: host, Now: e.now,
 		DigestBytes: e.cfg.Queue.DigestMaxBytes, GrowthBytes: int64(e.cfg.Queue.StopGrowthBytes),
 	})
 	if err != nil {

@@ -16,8 +16,11 @@ import (
 // rebuilt in the background), and a stale one is caught up inline only when few
 // learnings changed.
 func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
-	if prompt != "" && len(recall.PromptTerms(prompt)) == 0 {
-		return nil, nil // "thanks", "go on": nothing to look for, no index to open
+	var terms []string
+	if prompt != "" {
+		if terms = recall.PromptTerms(prompt); len(terms) == 0 {
+			return nil, nil // "thanks", "go on": nothing to look for, no index to open
+		}
 	}
 	deadline, ok := ctx.Deadline()
 	budget := e.cfg.Hooks.RecallTimeout.Std()
@@ -41,7 +44,8 @@ func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
 		e.background("internal", "index")
 	}
 	res, err := recall.Recall(ctx, e.repo, ix, recall.Request{
-		Harness: e.harness, Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Now: e.now,
+		Harness: e.harness, Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Terms: terms, Now: e.now,
+		Workspace: e.workspace(),
 	})
 	if err != nil {
 		return nil, err

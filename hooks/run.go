@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/workspace"
 	"github.com/reflect-memory/reflect/index"
 )
 
@@ -61,6 +62,7 @@ type event struct {
 	now     time.Time
 	report  *report
 	spawn   func(args ...string) // Options.Background
+	ws      *workspace.Workspace // the session's directory, read once (see workspace())
 }
 
 // report is what the hook did, kept in last-event.json for the status line and status.

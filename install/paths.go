@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 // ConfigPath returns the hook configuration file of harness: for the user,
@@ -28,7 +30,11 @@ func ConfigPath(harness string, project bool, cwd string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return filepath.Join(gitTop(abs), dir, file), nil
+		top := abs
+		if w, _ := workspace.Read(abs, 0); w.Root != "" {
+			top = w.Root
+		}
+		return filepath.Join(top, dir, file), nil
 	}
 	home, err := HostHome(harness)
 	if err != nil {
@@ -51,20 +57,6 @@ func HostHome(harness string) (string, error) {
 		return "", fmt.Errorf("cannot find your home directory; set %s: %w", env, err)
 	}
 	return filepath.Join(u, dir), nil
-}
-
-// gitTop returns the top of the git work tree holding dir, or dir when there is none.
-func gitTop(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
-	}
 }
 
 // CodexTrustNote is what a Codex user must do before new hooks run.

@@ -1,8 +1,8 @@
 // Package learnings owns the Learning: one lesson an agent learned, stored as
 // a markdown file with YAML frontmatter at learnings/<project>/<id>.md. It
 // defines the file format (Parse, Render), ids (lrn- + ULID), validation,
-// the lifecycle (Archive, Supersede) and project keys (ProjectKey,
-// NormalizeRemote).
+// the lifecycle (Archive, Supersede) and project keys (NormalizeRemote,
+// LocalKey, ValidProjectKey; package workspace reads a directory's remote).
 //
 // Render rewrites a parsed file in place: only the values that changed are
 // replaced, so a person's comments, key order, alignment and unknown keys
@@ -10,6 +10,5 @@
 //
 // store.go finds, reads and commits learnings through gitstore, always as
 // redacted, validated, rendered files and always one commit per change; nothing here
-// writes the work tree or the git directory directly. The only other I/O is
-// ProjectKey, which reads the git config of a working directory.
+// writes the work tree or the git directory directly, and nothing else does I/O.
 package learnings

@@ -1,145 +1,11 @@
 package learnings
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-
-	"github.com/go-git/gcfg"
 )
-
-// ProjectKey returns the project key of directory dir (or of a file's
-// directory): its git repository's
-// remote (origin, else the alphabetically first remote with a url) normalised
-// by NormalizeRemote; local/<name of the work tree> when there is no remote;
-// Global, with a nil error, when dir is in no git repository. Linked worktrees
-// and submodules are followed through their .git files.
-//
-// It reads only the .git entries and the repository's config file (no git
-// process), so it costs well under a millisecond.
-func ProjectKey(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("project key of %s: %w", dir, err)
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("project key: %w", err)
-	}
-	if !fi.IsDir() {
-		abs = filepath.Dir(abs)
-	}
-	root, gitDir, err := findRepo(abs)
-	if err != nil {
-		return "", fmt.Errorf("project key of %s: %w", dir, err)
-	}
-	if root == "" {
-		return Global, nil
-	}
-	common, name := gitDir, filepath.Base(root)
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		// A linked worktree: config and remotes live in the main repository,
-		// and the project is named after it, not after the worktree.
-		common = resolve(gitDir, string(bytes.TrimSpace(b)))
-		name = filepath.Base(common)
-		if name == ".git" {
-			name = filepath.Base(filepath.Dir(common))
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("project key of %s: %w", dir, err)
-	}
-	remote, err := remoteURL(filepath.Join(common, "config"))
-	if err != nil {
-		return "", fmt.Errorf("project key of %s: %w", dir, err)
-	}
-	if remote == "" {
-		return localKey(name), nil
-	}
-	key, err := NormalizeRemote(remote)
-	if err != nil {
-		return "", fmt.Errorf("project key of %s: %w", dir, err)
-	}
-	return key, nil
-}
-
-// findRepo walks up from dir to the work tree root that holds a .git entry
-// and returns it with the git directory, or empty strings when there is none.
-func findRepo(dir string) (root, gitDir string, err error) {
-	for {
-		p := filepath.Join(dir, ".git")
-		fi, err := os.Stat(p)
-		switch {
-		case err == nil && fi.IsDir():
-			return dir, p, nil
-		case err == nil:
-			// A worktree or submodule: .git is a file "gitdir: <path>".
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return "", "", fmt.Errorf("read %s: %w", p, err)
-			}
-			target, ok := strings.CutPrefix(string(bytes.TrimSpace(b)), "gitdir:")
-			if !ok {
-				return "", "", fmt.Errorf("read %s: not a gitdir file", p)
-			}
-			return dir, resolve(dir, strings.TrimSpace(target)), nil
-		case !errors.Is(err, fs.ErrNotExist):
-			return "", "", fmt.Errorf("find git repository: %w", err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", "", nil
-		}
-		dir = parent
-	}
-}
-
-func resolve(base, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(base, p)
-}
-
-// remoteURL returns the url of remote origin in a git config file, else of
-// the alphabetically first remote that has one, else "".
-func remoteURL(config string) (string, error) {
-	f, err := os.Open(config)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("read git config: %w", err)
-	}
-	defer f.Close()
-	urls := map[string]string{}
-	err = gcfg.ReadWithCallback(f, func(section, sub, key, value string, _ bool) error {
-		if strings.EqualFold(section, "remote") && sub != "" && strings.EqualFold(key, "url") && value != "" && urls[sub] == "" {
-			urls[sub] = value
-		}
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("read git config %s: %w", config, err)
-	}
-	if u, ok := urls["origin"]; ok {
-		return u, nil
-	}
-	names := make([]string, 0, len(urls))
-	for n := range urls {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	if len(names) == 0 {
-		return "", nil
-	}
-	return urls[names[0]], nil
-}
 
 // NormalizeRemote turns a git remote URL into a project key, so that every
 // spelling of one repository gives one key: git@github.com:acme/auth.git,
@@ -290,6 +156,9 @@ func localRemote(remote, p string) (string, error) {
 	}
 	return "", fmt.Errorf("normalize remote %q: no repository name in the path", remote)
 }
+
+// LocalKey is the key of a repository without a remote: local/<name>.
+func LocalKey(name string) string { return localKey(name) }
 
 // localKey returns local/<name>, the name lower-cased, normalised, without dots and
 // hyphens at its ends, and encoded (projectkey.go).

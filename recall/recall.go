@@ -19,6 +19,7 @@ import (
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 // Request is one recall: at session start (no Prompt) or for a prompt.
@@ -28,8 +29,11 @@ type Request struct {
 	Cwd     string
 	Prompt  string
 	Now     time.Time
-	// Workspace, when set, replaces reading Cwd's repository (tests, the relevance suite).
+	// Workspace, when set, replaces reading Cwd's repository (a hook that read it already,
+	// tests, the relevance suite); at a session start it must hold StartSubjects subjects.
 	Workspace *Workspace
+	// Terms, when set, are PromptTerms(Prompt), already worked out by the caller.
+	Terms []string
 	// DryRun reads the session's dedupe state but does not add to it (`reflect recall`).
 	DryRun bool
 }
@@ -101,16 +105,19 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	if ws == nil {
 		n := 0
 		if req.Prompt == "" {
-			n = 5
+			n = StartSubjects
 		}
-		w := ReadWorkspace(req.Cwd, n)
+		w, _ := workspace.Read(req.Cwd, n) // what could be read: outside git, the global scope
 		ws = &w
 	}
 	res := &Result{Kind: "prompt", Project: ws.Project}
-	if req.Prompt == "" {
+	switch {
+	case req.Prompt == "":
 		res.Kind = "start"
 		res.Terms = StartTerms(*ws)
-	} else {
+	case req.Terms != nil:
+		res.Terms = req.Terms
+	default:
 		res.Terms = PromptTerms(req.Prompt)
 	}
 	if len(res.Terms) == 0 || cfg.MaxLearnings == 0 {

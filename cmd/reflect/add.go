@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 type addOptions struct {
@@ -82,7 +83,7 @@ func (a *app) runAdd(cmd *cobra.Command, o addOptions) error {
 		if err != nil {
 			return err
 		}
-		if project, err = learnings.ProjectKey(cwd); err != nil {
+		if project, err = workspace.ProjectKey(cwd); err != nil {
 			return err
 		}
 	}

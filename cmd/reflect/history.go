@@ -16,6 +16,7 @@ import (
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 func (a *app) historyCmd() *cobra.Command {
@@ -243,13 +244,15 @@ func (a *app) historyRecentCmd() *cobra.Command {
 	return cmd
 }
 
-// currentProject is the project key of the working directory, as sessions are keyed.
+// currentProject is the project key of the working directory, as learnings and sessions
+// are filed (the global scope outside git).
 func currentProject() string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return learnings.Global
 	}
-	return history.ProjectOf(wd, "")
+	w, _ := workspace.Read(wd, 0)
+	return w.Project
 }
 
 // emptyHistory answers a search or a listing when nothing was imported yet: not a failure

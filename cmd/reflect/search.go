@@ -14,7 +14,6 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/learnings"
-	"github.com/reflect-memory/reflect/recall"
 )
 
 type searchOptions struct {
@@ -85,8 +84,7 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 	if !o.global {
 		project := o.project
 		if project == "" {
-			wd, _ := os.Getwd()
-			project = recall.ReadWorkspace(wd, 0).Project
+			project = currentProject()
 		}
 		q.Projects = []string{learnings.Global}
 		if project != learnings.Global {

@@ -1,0 +1,261 @@
+// Package workspace reads the directory an agent works in — the project, not the memory: the
+// git repository it belongs to (following the "gitdir:" file of a linked worktree or a
+// submodule, and a worktree's commondir), the project key learnings are filed under, the
+// branch, HEAD and the subjects of the latest commits. It reads git's files itself, no git
+// process (a hook has milliseconds), and walks up from the directory once. It is the one
+// place that finds a workspace's .git and the one that computes its project key; everyone
+// else asks it. It never writes.
+package workspace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/gcfg"
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// Workspace is what reflect knows of a directory an agent works in.
+type Workspace struct {
+	Dir     string // the directory asked about (a file's directory when a file was named)
+	Root    string // the work tree it belongs to; "" outside git
+	GitDir  string // its git directory (a worktree's own, under the main repository's)
+	Project string // the learnings project key; learnings.Global outside git
+	Branch  string // the current branch; "" when detached or outside git
+	Head    string // the commit HEAD names; "" when unborn or outside git
+	// Subjects are the subjects of the latest commits of HEAD's first-parent line, newest
+	// first, merges left out: only when Read was asked for some.
+	Subjects []string
+	common   string // where config and refs live: the main repository's git directory
+}
+
+// Read describes dir: its repository, project key, branch and HEAD, and the subjects of up
+// to subjects latest commits. The error says why the project key could not be worked out (a
+// directory that does not exist, a .git file that names nothing, a config that does not
+// parse); what could be read is returned with it, Project then being Global.
+func Read(dir string, subjects int) (Workspace, error) {
+	w := Workspace{Project: learnings.Global}
+	if dir == "" {
+		return w, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return w, fmt.Errorf("project key of %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return w, fmt.Errorf("project key: %w", err)
+	}
+	if !fi.IsDir() {
+		abs = filepath.Dir(abs)
+	}
+	w.Dir = abs
+	if w.Root, w.GitDir, err = find(abs); err != nil {
+		return w, fmt.Errorf("project key of %s: %w", dir, err)
+	}
+	if w.Root == "" {
+		return w, nil
+	}
+	w.Branch, w.Head = w.head()
+	project, err := w.projectKey()
+	if err != nil {
+		return w, fmt.Errorf("project key of %s: %w", dir, err)
+	}
+	w.Project = project
+	if subjects > 0 && w.Head != "" {
+		w.Subjects = w.subjects(subjects)
+	}
+	return w, nil
+}
+
+// ProjectKey returns the project key of dir (or of a file's directory): its repository's
+// remote (origin, else the alphabetically first remote with a url) normalised by
+// learnings.NormalizeRemote; local/<name of the work tree> when there is no remote;
+// learnings.Global, with a nil error, outside git. Linked worktrees and submodules are
+// followed through their .git files. It reads only the .git entries and the repository's
+// config file, well under a millisecond.
+func ProjectKey(dir string) (string, error) {
+	w, err := Read(dir, 0)
+	if err != nil {
+		return "", err
+	}
+	return w.Project, nil
+}
+
+// find walks up from dir to the work tree root that holds a .git entry and returns it with
+// the git directory, or empty strings when there is none.
+func find(dir string) (root, gitDir string, err error) {
+	for {
+		p := filepath.Join(dir, ".git")
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && fi.IsDir():
+			return dir, p, nil
+		case err == nil:
+			// A worktree or submodule: .git is a file "gitdir: <path>".
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return "", "", fmt.Errorf("read %s: %w", p, err)
+			}
+			target, ok := strings.CutPrefix(string(bytes.TrimSpace(b)), "gitdir:")
+			if !ok {
+				return "", "", fmt.Errorf("read %s: not a gitdir file", p)
+			}
+			return dir, resolve(dir, strings.TrimSpace(target)), nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", "", fmt.Errorf("find git repository: %w", err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", "", nil
+		}
+		dir = parent
+	}
+}
+
+func resolve(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// commonDir is where the repository's config and refs live: for a linked worktree, the main
+// repository's git directory (its commondir file), else the git directory itself.
+func (w *Workspace) commonDir() (string, error) {
+	if w.common != "" {
+		return w.common, nil
+	}
+	w.common = w.GitDir
+	b, err := os.ReadFile(filepath.Join(w.GitDir, "commondir"))
+	switch {
+	case err == nil:
+		w.common = resolve(w.GitDir, string(bytes.TrimSpace(b)))
+	case !errors.Is(err, fs.ErrNotExist):
+		return w.common, err
+	}
+	return w.common, nil
+}
+
+// projectKey names the project after its remote, else after the repository (for a linked
+// worktree, the main repository, not the worktree).
+func (w *Workspace) projectKey() (string, error) {
+	common, err := w.commonDir()
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Base(w.Root)
+	if common != w.GitDir {
+		name = filepath.Base(common)
+		if name == ".git" {
+			name = filepath.Base(filepath.Dir(common))
+		}
+	}
+	remote, err := remoteURL(filepath.Join(common, "config"))
+	if err != nil {
+		return "", err
+	}
+	if remote == "" {
+		return learnings.LocalKey(name), nil
+	}
+	return learnings.NormalizeRemote(remote)
+}
+
+// remoteURL returns the url of remote origin in a git config file, else of the
+// alphabetically first remote that has one, else "".
+func remoteURL(config string) (string, error) {
+	f, err := os.Open(config)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read git config: %w", err)
+	}
+	defer f.Close()
+	urls := map[string]string{}
+	err = gcfg.ReadWithCallback(f, func(section, sub, key, value string, _ bool) error {
+		if strings.EqualFold(section, "remote") && sub != "" && strings.EqualFold(key, "url") && value != "" && urls[sub] == "" {
+			urls[sub] = value
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("read git config %s: %w", config, err)
+	}
+	if u, ok := urls["origin"]; ok {
+		return u, nil
+	}
+	names := make([]string, 0, len(urls))
+	for n := range urls {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		return "", nil
+	}
+	return urls[names[0]], nil
+}
+
+// head reads the branch HEAD points to and its commit (a detached HEAD: no branch, the
+// commit it holds), from the loose ref or packed-refs.
+func (w *Workspace) head() (branch, commit string) {
+	data, err := os.ReadFile(filepath.Join(w.GitDir, "HEAD"))
+	if err != nil {
+		return "", ""
+	}
+	h := strings.TrimSpace(string(data))
+	ref, ok := strings.CutPrefix(h, "ref: ")
+	if !ok {
+		return "", h
+	}
+	branch = strings.TrimPrefix(ref, "refs/heads/")
+	common, _ := w.commonDir()
+	if data, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref))); err == nil {
+		return branch, strings.TrimSpace(string(data))
+	}
+	if f, err := os.Open(filepath.Join(common, "packed-refs")); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if id, name, ok := strings.Cut(sc.Text(), " "); ok && name == ref {
+				return branch, id
+			}
+		}
+	}
+	return branch, ""
+}
+
+// subjects reads the subjects of up to n commits back from HEAD along first parents.
+func (w *Workspace) subjects(n int) []string {
+	repo, err := gogit.PlainOpenWithOptions(w.Dir, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	id := plumbing.NewHash(w.Head)
+	for len(out) < n {
+		c, err := repo.CommitObject(id)
+		if err != nil {
+			break
+		}
+		subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
+		if subject != "" && !strings.HasPrefix(subject, "Merge ") {
+			out = append(out, subject)
+		}
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		id = c.ParentHashes[0]
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package workspace
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// git runs the git CLI in dir with a private HOME and no system config.
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func mkdir(t *testing.T, parts ...string) string {
+	t.Helper()
+	dir := filepath.Join(parts...)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestProjectKey(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	if key, err := ProjectKey(root); err != nil || key != learnings.Global {
+		t.Skipf("the temporary directory is inside a git repository (%q, %v)", key, err)
+	}
+
+	withOrigin := mkdir(t, root, "auth")
+	git(t, withOrigin, "init", "-q")
+	git(t, withOrigin, "remote", "add", "upstream", "https://github.com/other/fork.git")
+	git(t, withOrigin, "remote", "add", "origin", "git@github.com:acme/auth.git")
+	git(t, withOrigin, "commit", "-q", "--allow-empty", "-m", "init")
+	git(t, withOrigin, "worktree", "add", "-q", filepath.Join(root, "auth-wt"))
+	deep := mkdir(t, withOrigin, "internal", "auth")
+
+	noOrigin := mkdir(t, root, "multi")
+	git(t, noOrigin, "init", "-q")
+	git(t, noOrigin, "remote", "add", "zeta", "https://github.com/z/z")
+	git(t, noOrigin, "remote", "add", "alpha", "https://gitlab.com/a/b/c.git")
+
+	noRemote := mkdir(t, root, "My Notes")
+	git(t, noRemote, "init", "-q")
+	git(t, noRemote, "commit", "-q", "--allow-empty", "-m", "init")
+	git(t, noRemote, "worktree", "add", "-q", filepath.Join(root, "notes-feature"))
+
+	bare := filepath.Join(root, "lib.git")
+	git(t, root, "init", "-q", "--bare", bare)
+	clone := filepath.Join(withOrigin, "vendor", "lib")
+	git(t, root, "clone", "-q", bare, clone)
+	git(t, clone, "commit", "-q", "--allow-empty", "-m", "init")
+	git(t, clone, "push", "-q", "origin", "HEAD")
+	git(t, withOrigin, "-c", "protocol.file.allow=always", "submodule", "add", "-q", bare, "sub")
+
+	cyrillic := mkdir(t, root, "auth-cyrillic")
+	git(t, cyrillic, "init", "-q")
+	git(t, cyrillic, "remote", "add", "origin", "git@github.com:аcme/auth.git") // Cyrillic а
+	device := mkdir(t, root, "CON")
+	git(t, device, "init", "-q")
+
+	badGit := mkdir(t, root, "bad")
+	if err := os.WriteFile(filepath.Join(badGit, ".git"), []byte("nonsense\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noGit := mkdir(t, root, "plain", "dir")
+
+	for _, tc := range []struct{ dir, want string }{
+		{withOrigin, "github.com/acme/auth"},
+		{deep, "github.com/acme/auth"},
+		{filepath.Join(root, "auth-wt"), "github.com/acme/auth"},
+		{noOrigin, "gitlab.com/a/b/c"},
+		{noRemote, "local/my-notes"},
+		{filepath.Join(root, "notes-feature"), "local/my-notes"},
+		{clone, "local/lib"},
+		{filepath.Join(withOrigin, "sub"), "local/lib"},
+		{noGit, learnings.Global},
+		{cyrillic, "github.com/%D0%B0cme/auth"},
+		{device, "local/co%6E"},
+		{filepath.Join(withOrigin, ".git", "HEAD"), "github.com/acme/auth"}, // a file: its directory's key
+
+	} {
+		got, err := ProjectKey(tc.dir)
+		if err != nil || got != tc.want {
+			t.Errorf("ProjectKey(%s) = %q, %v; want %q", strings.TrimPrefix(tc.dir, root), got, err, tc.want)
+		}
+	}
+	for _, dir := range []string{badGit, filepath.Join(root, "missing")} {
+		if got, err := ProjectKey(dir); err == nil {
+			t.Errorf("ProjectKey(%s) = %q, want an error", dir, got)
+		}
+	}
+}
+
+func BenchmarkProjectKey(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	config := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = git@github.com:acme/auth.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"
+	if err := os.WriteFile(filepath.Join(dir, ".git", "config"), []byte(config), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sub := filepath.Join(dir, "a", "b", "c")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if key, err := ProjectKey(sub); err != nil || key != "github.com/acme/auth" {
+			b.Fatal(key, err)
+		}
+	}
+}
