@@ -12,8 +12,8 @@ import (
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/recall"
-	"github.com/reflect-memory/reflect/workspace"
 	"github.com/reflect-memory/reflect/transcript/redact"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 // watch is the correction watcher of one session: armed by a failed tool call, it turns the

@@ -11,8 +11,8 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
-	"github.com/reflect-memory/reflect/workspace"
 	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 // Options are what `reflect hook` passes in.
