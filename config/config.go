@@ -391,8 +391,8 @@ func (c Config) validate(scope Scope) *Error {
 	switch e := c.Drain.Extractor; {
 	case c.Author.Email != "" && !strings.Contains(c.Author.Email, "@"):
 		return bad("author.email", "not an e-mail address: %q", c.Author.Email)
-	case e != "heuristic" && e != "claude" && e != "codex" && !(strings.HasPrefix(e, "command:") && len(e) > len("command:")):
-		return bad("drain.extractor", "must be heuristic, claude, codex or command:PATH (got %q)", e)
+	case CheckExtractor(e) != nil:
+		return bad("drain.extractor", "%v", CheckExtractor(e))
 	case c.Drain.Attempts < 1 || c.Drain.Attempts > 20:
 		return bad("drain.attempts", "must be between 1 and 20 (got %d)", c.Drain.Attempts)
 	case c.Drain.MaxCallsPerDay < 0:
@@ -408,4 +408,16 @@ func (c Config) validate(scope Scope) *Error {
 		return bad("recall.from_others", "must be auto, reviewed, all or none (got %q)", c.Recall.FromOthers)
 	}
 	return nil
+}
+
+// CheckExtractor says whether name is an extractor reflect can run: heuristic, claude,
+// codex or command:PATH.
+func CheckExtractor(name string) error {
+	switch {
+	case name == "heuristic", name == "claude", name == "codex":
+		return nil
+	case strings.HasPrefix(name, "command:") && len(name) > len("command:"):
+		return nil
+	}
+	return fmt.Errorf("must be heuristic, claude, codex or command:PATH (got %q)", name)
 }

@@ -11,7 +11,6 @@
 package doctor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,7 +24,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/pelletier/go-toml/v2"
 
@@ -558,17 +556,11 @@ type change struct{ path, what string }
 func (d *doctor) objects(ctx context.Context, r *gitstore.Repo, files []gitstore.File) ([]change, Finding) {
 	var broken []string
 	var dirty []change
-	for _, f := range files {
-		data, err := r.ReadBlob(f.ID)
-		switch {
-		case err != nil:
-			broken = append(broken, fmt.Sprintf("%s: %v", f.Path, err))
-		case plumbing.ComputeHash(plumbing.BlobObject, data) != f.ID:
-			broken = append(broken, fmt.Sprintf("%s: blob %s holds content that hashes to %s", f.Path, f.ID, plumbing.ComputeHash(plumbing.BlobObject, data)))
-		default:
-			if what := differs(filepath.Join(r.Root(), filepath.FromSlash(f.Path)), data); what != "" {
-				dirty = append(dirty, change{f.Path, what})
-			}
+	for _, p := range r.Verify(files) {
+		if p.Corrupt != "" {
+			broken = append(broken, p.Path+": "+p.Corrupt)
+		} else {
+			dirty = append(dirty, change{p.Path, p.Work})
 		}
 	}
 	msg := fmt.Sprintf("HEAD's %s read back intact", count(len(files), "file"))
@@ -591,25 +583,6 @@ func (d *doctor) objects(ctx context.Context, r *gitstore.Repo, files []gitstore
 			Message: fmt.Sprintf("the repository is corrupt (%s)", count(len(broken), "problem"))}
 	}
 	return dirty, Finding{Check: "objects", Severity: OK, Message: msg}
-}
-
-// differs says how the work tree file at path differs from a blob of HEAD ("" when it does not).
-func differs(path string, blob []byte) string {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return "deleted"
-	}
-	var disk []byte
-	if fi.Mode()&os.ModeSymlink != 0 {
-		target, _ := os.Readlink(path)
-		disk = []byte(target)
-	} else if disk, err = os.ReadFile(path); err != nil {
-		return "unreadable"
-	}
-	if !bytes.Equal(disk, blob) {
-		return "modified"
-	}
-	return ""
 }
 
 // fixObjects is what to do about a corrupt repository: clone it again from the remote, or
@@ -829,20 +802,15 @@ func (d *doctor) drain(r *gitstore.Repo) {
 	u := drain.UsageOn(r, d.o.Now)
 	var near []string
 	var keys []string
-	for _, c := range []struct {
-		what, key string
-		used, max int
-	}{
-		{"LLM calls", "drain.max_calls_per_day", u.Calls, cfg.MaxCallsPerDay},
-		{"input tokens", "drain.max_tokens_per_day", u.InputTokens, cfg.MaxTokensPerDay},
-	} {
-		if c.max > 0 && c.used*100 >= c.max*80 {
+	caps := drain.Caps(cfg, u)
+	for _, c := range caps {
+		if c.Near() {
 			state := "close to the cap"
-			if c.used >= c.max {
+			if c.Reached() {
 				state = "cap reached: LLM draining waits for tomorrow"
 			}
-			near = append(near, fmt.Sprintf("%d of %d %s today (%s, %s)", c.used, c.max, c.what, c.key, state))
-			keys = append(keys, c.key)
+			near = append(near, fmt.Sprintf("%d of %d %s today (%s, %s)", c.Used, c.Max, c.What, c.Key, state))
+			keys = append(keys, c.Key)
 		}
 	}
 	if len(near) > 0 {
@@ -851,7 +819,7 @@ func (d *doctor) drain(r *gitstore.Repo) {
 		return
 	}
 	d.add(Finding{Check: "caps", Severity: OK, Message: fmt.Sprintf("today %d of %s LLM calls, ~%d of %s input tokens",
-		u.Calls, capText(cfg.MaxCallsPerDay), u.InputTokens, capText(cfg.MaxTokensPerDay))})
+		caps[0].Used, caps[0].MaxText(), caps[1].Used, caps[1].MaxText())})
 }
 
 // count is "1 thing" or "n things".
@@ -860,11 +828,4 @@ func count(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
-}
-
-func capText(n int) string {
-	if n == 0 {
-		return "unlimited"
-	}
-	return fmt.Sprint(n)
 }

@@ -2,8 +2,10 @@ package drain
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
+	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 )
 
@@ -84,4 +86,49 @@ func LastDrain(r *gitstore.Repo) *Report {
 		return nil
 	}
 	return &rep
+}
+
+// A Cap is one daily limit on LLM use (drain.max_calls_per_day, drain.max_tokens_per_day)
+// and how much of it a day used. Max 0 is no limit.
+type Cap struct {
+	Key  string `json:"key"`  // the setting
+	What string `json:"what"` // "LLM calls", "input tokens"
+	Used int    `json:"used"`
+	Max  int    `json:"max"`
+}
+
+// Caps measures a day's usage against cfg's caps.
+func Caps(cfg config.Drain, u DayUsage) []Cap {
+	return []Cap{
+		{Key: "drain.max_calls_per_day", What: "LLM calls", Used: u.Calls, Max: cfg.MaxCallsPerDay},
+		{Key: "drain.max_tokens_per_day", What: "input tokens", Used: u.InputTokens, Max: cfg.MaxTokensPerDay},
+	}
+}
+
+// Reached: LLM draining waits for tomorrow.
+func (c Cap) Reached() bool { return c.Max > 0 && c.Used >= c.Max }
+
+// Near: at 80% of the cap or more.
+func (c Cap) Near() bool { return c.Max > 0 && c.Used*100 >= c.Max*80 }
+
+// MaxText is the cap as a person reads it.
+func (c Cap) MaxText() string {
+	if c.Max == 0 {
+		return "no cap"
+	}
+	return fmt.Sprint(c.Max)
+}
+
+// CapReached says which cap of cfg the day's usage reached, or "".
+func CapReached(cfg config.Drain, u DayUsage) string {
+	for _, c := range Caps(cfg, u) {
+		if c.Reached() {
+			approx := ""
+			if c.What == "input tokens" {
+				approx = "~"
+			}
+			return fmt.Sprintf("%s%d of %d %s today (%s)", approx, c.Used, c.Max, c.What, c.Key)
+		}
+	}
+	return ""
 }

@@ -282,12 +282,8 @@ var errCapped = errors.New("daily cap")
 
 // capped says why LLM draining must wait for tomorrow, or "".
 func (w *worker) capped() string {
-	u := UsageOn(w.r, w.o.Now())
-	switch {
-	case w.cfg.MaxCallsPerDay > 0 && u.Calls >= w.cfg.MaxCallsPerDay:
-		return fmt.Sprintf("daily cap reached: %d of %d LLM calls (drain.max_calls_per_day)", u.Calls, w.cfg.MaxCallsPerDay)
-	case w.cfg.MaxTokensPerDay > 0 && u.InputTokens >= w.cfg.MaxTokensPerDay:
-		return fmt.Sprintf("daily cap reached: ~%d of %d input tokens (drain.max_tokens_per_day)", u.InputTokens, w.cfg.MaxTokensPerDay)
+	if why := CapReached(w.cfg, UsageOn(w.r, w.o.Now())); why != "" {
+		return "daily cap reached: " + why
 	}
 	return ""
 }

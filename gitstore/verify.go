@@ -1,7 +1,10 @@
 package gitstore
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -147,4 +150,53 @@ func (r *Repo) BlobSize(id plumbing.Hash) (int64, error) {
 		return 0, fmt.Errorf("blob %s: %w", id, err)
 	}
 	return o.Size(), nil
+}
+
+// A Problem is a file of HEAD that is not as HEAD says: its object cannot be read or does
+// not hash to its id (Corrupt), or its work-tree file is deleted, unreadable or modified.
+type Problem struct {
+	Path    string
+	Corrupt string // why the object is broken; "" when it reads back intact
+	Work    string // deleted, unreadable or modified; "" when the work tree matches
+}
+
+// Verify reads every file back (Walk has read HEAD's commit and trees): each blob must hash
+// to its id, and the work-tree file must hold the same bytes. It returns the files that are
+// not as HEAD says.
+func (r *Repo) Verify(files []File) []Problem {
+	var out []Problem
+	for _, f := range files {
+		data, err := r.ReadBlob(f.ID)
+		switch {
+		case err != nil:
+			out = append(out, Problem{Path: f.Path, Corrupt: err.Error()})
+		case plumbing.ComputeHash(plumbing.BlobObject, data) != f.ID:
+			out = append(out, Problem{Path: f.Path, Corrupt: fmt.Sprintf("blob %s holds content that hashes to %s", f.ID, plumbing.ComputeHash(plumbing.BlobObject, data))})
+		default:
+			if what := workDiffers(filepath.Join(r.root, filepath.FromSlash(f.Path)), data); what != "" {
+				out = append(out, Problem{Path: f.Path, Work: what})
+			}
+		}
+	}
+	return out
+}
+
+// workDiffers says how the work-tree file at path differs from a blob of HEAD ("" when it
+// does not).
+func workDiffers(path string, blob []byte) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return "deleted"
+	}
+	var disk []byte
+	if fi.Mode()&os.ModeSymlink != 0 {
+		target, _ := os.Readlink(path)
+		disk = []byte(target)
+	} else if disk, err = os.ReadFile(path); err != nil {
+		return "unreadable"
+	}
+	if !bytes.Equal(disk, blob) {
+		return "modified"
+	}
+	return ""
 }

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/reflect-memory/reflect/index"
@@ -66,14 +65,6 @@ func (e *event) background(args ...string) {
 
 // queued reports whether captures wait in the queue (failed ones do not count).
 func (e *event) queued() bool {
-	files, err := e.repo.Walk(queue.Dir)
-	if err != nil {
-		return false
-	}
-	for _, f := range files {
-		if !strings.HasPrefix(f.Path, queue.FailedDir+"/") {
-			return true
-		}
-	}
-	return false
+	pending, _, err := queue.Count(e.repo)
+	return err == nil && pending > 0
 }

@@ -29,15 +29,7 @@ func ReadStatus(r *gitstore.Repo, session string) Status {
 			st.Recalled, st.Learned, st.Error = rep.Recalled, rep.Learned, rep.Error
 		}
 	}
-	if files, err := r.Walk(queue.Dir); err == nil {
-		for _, f := range files {
-			if strings.HasPrefix(f.Path, queue.FailedDir+"/") {
-				st.Failed++
-			} else if strings.HasSuffix(f.Path, ".json") {
-				st.Queued++
-			}
-		}
-	}
+	st.Queued, st.Failed, _ = queue.Count(r)
 	return st
 }
 

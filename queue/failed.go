@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
@@ -66,4 +67,22 @@ func Retry(ctx context.Context, r *gitstore.Repo, id string, all bool, now time.
 		return fmt.Sprintf("queue: retry %d failed entries", len(moved)), nil
 	})
 	return moved, err
+}
+
+// Count counts the captures in HEAD's queue without reading one: those waiting for the
+// drain, and those it gave up on (queue/failed/).
+func Count(r *gitstore.Repo) (pending, failed int, err error) {
+	files, err := r.Walk(Dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, f := range files {
+		switch {
+		case strings.HasPrefix(f.Path, FailedDir+"/"):
+			failed++
+		case strings.HasSuffix(f.Path, ".json"):
+			pending++
+		}
+	}
+	return pending, failed, nil
 }

@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
@@ -42,8 +42,8 @@ reflect.toml's drain.extractor is the default.`,
 			}
 			cfg := r.Config().Drain
 			if o.extractor != "" {
-				if e := o.extractor; e != "heuristic" && e != "claude" && e != "codex" && !(strings.HasPrefix(e, "command:") && len(e) > 8) {
-					return flagErrorf("--extractor must be heuristic, claude, codex or command:PATH (got %q)", e)
+				if err := config.CheckExtractor(o.extractor); err != nil {
+					return flagErrorf("--extractor %v", err)
 				}
 				cfg.Extractor = o.extractor
 			}
@@ -157,7 +157,8 @@ func (a *app) statusCmd() *cobra.Command {
 			if st.Paused != nil {
 				a.printf("PAUSED   LLM draining since %s: %s — fix it, then reflect queue retry\n", st.Paused.Since.Local().Format("2006-01-02 15:04"), st.Paused.Reason)
 			}
-			a.printf("usage    today %d LLM calls of %s, ~%d input tokens of %s\n", st.Usage.Calls, capText(st.Caps["calls"]), st.Usage.InputTokens, capText(st.Caps["tokens"]))
+			caps := drain.Caps(r.Config().Drain, st.Usage)
+			a.printf("usage    today %d LLM calls of %s, ~%d input tokens of %s\n", caps[0].Used, caps[0].MaxText(), caps[1].Used, caps[1].MaxText())
 			if st.Capped != "" {
 				a.printf("CAPPED   %s\n", st.Capped)
 			}
@@ -175,13 +176,6 @@ func (a *app) statusCmd() *cobra.Command {
 	}
 }
 
-func capText(n int) string {
-	if n == 0 {
-		return "no cap"
-	}
-	return fmt.Sprint(n)
-}
-
 func (a *app) status(r *gitstore.Repo) (*statusJSON, error) {
 	head, err := r.Head()
 	if err != nil {
@@ -191,22 +185,10 @@ func (a *app) status(r *gitstore.Repo) (*statusJSON, error) {
 	st := &statusJSON{Home: r.Root(), Head: head.String(), LastRun: drain.LastDrain(r), Paused: drain.Paused(r),
 		Usage: drain.UsageOn(r, time.Now()), Caps: map[string]int{"calls": cfg.MaxCallsPerDay, "tokens": cfg.MaxTokensPerDay},
 		Extract: cfg.Extractor}
-	files, err := r.Walk(queue.Dir)
-	if err != nil {
+	if st.Queue, st.Failed, err = queue.Count(r); err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		if strings.HasPrefix(f.Path, queue.FailedDir+"/") {
-			st.Failed++
-		} else if strings.HasSuffix(f.Path, ".json") {
-			st.Queue++
-		}
-	}
-	if st.Caps["calls"] > 0 && st.Usage.Calls >= st.Caps["calls"] {
-		st.Capped = fmt.Sprintf("%d of %d LLM calls today (drain.max_calls_per_day)", st.Usage.Calls, st.Caps["calls"])
-	} else if st.Caps["tokens"] > 0 && st.Usage.InputTokens >= st.Caps["tokens"] {
-		st.Capped = fmt.Sprintf("~%d of %d input tokens today (drain.max_tokens_per_day)", st.Usage.InputTokens, st.Caps["tokens"])
-	}
+	st.Capped = drain.CapReached(cfg, st.Usage)
 	st.Index, err = index.Inspect(r)
 	return st, err
 }
