@@ -25,7 +25,7 @@ import (
 )
 
 // ErrBusy means another drain holds the drain lock; this one did nothing.
-var ErrBusy = errors.New("another drain is running")
+var ErrBusy = lockfile.Busy("another drain is running")
 
 // CommitError means a drain could not commit what it made of some entries (their learnings,
 // or their move to queue/failed): those entries are still queued, and nothing of theirs

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
 // ErrNotInitialised means the directory holds no knowledge repository.
 var ErrNotInitialised = errors.New("no reflect repository")
 
 // ErrLocked means another process kept the repository busy past the lock timeout.
-var ErrLocked = errors.New("repository busy: another reflect or git process is writing")
+var ErrLocked = lockfile.Busy("repository busy: another reflect or git process is writing")
 
 // ErrNotFound means a path does not exist in HEAD.
 var ErrNotFound = errors.New("not found")

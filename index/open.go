@@ -42,7 +42,7 @@ type Options struct {
 // Errors that make Open fall back to a scan.
 var (
 	ErrMissing = errors.New("index: no index yet")
-	ErrLocked  = errors.New("index: locked by another process")
+	ErrLocked  = lockfile.Busy("index: locked by another process")
 )
 
 // layout is where the generations of one repository's index live.

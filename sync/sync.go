@@ -65,7 +65,7 @@ var (
 	ErrNoRemote = errors.New("no remote to sync with")
 	ErrAuth     = errors.New("the remote refused the credentials")
 	ErrNetwork  = errors.New("the remote could not be reached")
-	ErrBusy     = errors.New("another sync is running")
+	ErrBusy     = lockfile.Busy("another sync is running")
 	ErrNoMain   = errors.New("the remote has no main branch")
 )
 

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/doctor"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/install"
+	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	memsync "github.com/reflect-memory/reflect/sync"
@@ -58,7 +58,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &se):
 		return se.code
-	case errors.As(err, &fe), strings.HasPrefix(err.Error(), "unknown command"):
+	case errors.As(err, &fe):
 		return exitUsage
 	case errors.Is(err, gitstore.ErrNotInitialised):
 		return exitNoRepo
@@ -66,7 +66,7 @@ func exitCode(err error) int {
 		return exitWrite
 	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb), errors.Is(err, queue.ErrUnknownEntry):
 		return exitNotFound
-	case errors.Is(err, gitstore.ErrLocked), errors.Is(err, memsync.ErrBusy):
+	case errors.Is(err, lockfile.ErrBusy):
 		return exitBusy
 	case errors.Is(err, memsync.ErrAuth), errors.Is(err, memsync.ErrNetwork), errors.Is(err, memsync.ErrNoRemote), errors.Is(err, memsync.ErrNoMain):
 		return exitRemote

@@ -80,6 +80,23 @@ review, edit and sync like code.`,
 		a.searchCmd(), a.reindexCmd(), a.recallCmd(), a.drainCmd(), a.statusCmd(), a.syncCmd(), a.remoteCmd(),
 		a.doctorCmd(), a.historyCmd(), a.configCmd(),
 	)
+	// a command that only groups others takes no argument of its own: a word that names no
+	// subcommand is a usage error, typed as every other one (not cobra's plain error)
+	var group func(c *cobra.Command)
+	group = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.HasSubCommands() && sub.Args == nil {
+				sub.Args = func(cmd *cobra.Command, args []string) error {
+					if len(args) > 0 {
+						return flagErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+					}
+					return nil
+				}
+			}
+			group(sub)
+		}
+	}
+	group(root)
 	return root
 }
 

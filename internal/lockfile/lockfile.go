@@ -14,8 +14,22 @@ import (
 	"github.com/gofrs/flock"
 )
 
+// ErrBusy is the one "busy": another process kept something reflect needs — the repository,
+// the drain, a sync, the index, the session history — past the wait. Every package's own
+// busy error is one (Is(ErrBusy)), with its own words, so that one mapping turns them all
+// into exit 5.
+var ErrBusy = errors.New("busy")
+
+// Busy returns a sentinel that says msg and is ErrBusy.
+func Busy(msg string) error { return busyError{msg} }
+
+type busyError struct{ msg string }
+
+func (e busyError) Error() string        { return e.msg }
+func (e busyError) Is(target error) bool { return target == ErrBusy }
+
 // ErrHeld is returned when another process kept the lock past the wait.
-var ErrHeld = errors.New("lock held by another process")
+var ErrHeld = Busy("lock held by another process")
 
 // poll is how often a waiting Take tries again.
 const poll = 5 * time.Millisecond
