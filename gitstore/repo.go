@@ -11,14 +11,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	rcfg "github.com/reflect-memory/reflect/config"
@@ -277,41 +275,6 @@ func (r *Repo) ReadBlob(id plumbing.Hash) ([]byte, error) { return r.readBlob(id
 // splitIndexAllowed is false only when git is told not to split the index.
 func (r *Repo) splitIndexAllowed() bool {
 	return r.gitCfg.Section("core").Option("splitIndex") != "false"
-}
-
-// CommitInfo is one commit of the history, as Log reports it.
-type CommitInfo struct {
-	ID      plumbing.Hash
-	Author  string
-	When    time.Time
-	Subject string
-	Parents int
-}
-
-// Log returns up to n commits from HEAD along first parents, newest first.
-func (r *Repo) Log(n int) ([]CommitInfo, error) {
-	id, err := r.Head()
-	if err != nil {
-		return nil, err
-	}
-	var out []CommitInfo
-	for !id.IsZero() && len(out) < n {
-		o, err := r.storer.EncodedObject(plumbing.CommitObject, id)
-		if err != nil {
-			return nil, fmt.Errorf("read commit %s: %w", id, err)
-		}
-		var c object.Commit
-		if err := c.Decode(o); err != nil {
-			return nil, fmt.Errorf("read commit %s: %w", id, err)
-		}
-		subject, _, _ := strings.Cut(c.Message, "\n")
-		out = append(out, CommitInfo{ID: id, Author: c.Author.Name, When: c.Author.When, Subject: subject, Parents: len(c.ParentHashes)})
-		id = plumbing.ZeroHash
-		if len(c.ParentHashes) > 0 {
-			id = c.ParentHashes[0]
-		}
-	}
-	return out, nil
 }
 
 // Ref reads a ref by its full name (refs/remotes/origin/main); zero when it does not exist.

@@ -12,6 +12,7 @@ import (
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/workspace"
 )
 
@@ -261,15 +262,15 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	case "PostToolUse", "PostToolUseFailure":
 		return nil, e.onToolResult()
 	case "PreCompact":
-		return nil, e.capture(ctx, "precompact")
+		return nil, e.capture(ctx, queue.TriggerPreCompact)
 	case "Stop":
 		if e.TranscriptPath != "" {
 			// the session history archives the transcript as it grows, off the agent's path
 			e.background("history", "import", "--transcript", e.TranscriptPath)
 		}
-		return nil, e.capture(ctx, "stop")
+		return nil, e.capture(ctx, queue.TriggerStop)
 	case "SessionEnd":
-		return nil, e.capture(ctx, "session-end")
+		return nil, e.capture(ctx, queue.TriggerSessionEnd)
 	}
 	return nil, nil
 }

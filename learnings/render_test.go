@@ -53,14 +53,14 @@ func TestRenderUnchangedIsByteExact(t *testing.T) {
 	}
 }
 
-// TestRenderInPlace changes fields of DESIGN.md's example: only the changed
+// TestRenderInPlace changes fields of the example learning (testdata/design.md): only the changed
 // values move; comments stay, in their columns.
 func TestRenderInPlace(t *testing.T) {
 	const other = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6D"
 	design := string(readDesign(t))
 	for _, tc := range []struct {
 		name   string
-		in     string // default: the DESIGN example
+		in     string // default: the example learning
 		change func(*Learning)
 		edits  []string // old line => new line
 	}{

@@ -84,16 +84,6 @@ func (r *Result) IDs() []string {
 	return out
 }
 
-// Run opens the index of repo (catching it up, within opts) and recalls for req.
-func Run(ctx context.Context, repo *gitstore.Repo, req Request, opts index.Options) (*Result, error) {
-	ix, err := index.Open(ctx, repo, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	return Recall(ctx, repo, ix, req)
-}
-
 // Recall runs req against an open index. Seen ids come from, and injected ids go to,
 // the session's state under .git/reflect/state/recall/.
 func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Request) (*Result, error) {
@@ -146,7 +136,7 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 			held[c.ID] = why
 		}
 	}
-	pick(res, seen, cfg, func(_ From, id string) string { return held[id] })
+	pick(res, seen, cfg, DefaultGates(), func(_ From, id string) string { return held[id] })
 	res.Text = Render(res.Injected, cfg.MaxChars)
 	if len(res.Injected) > 0 && req.Session != "" && !req.DryRun {
 		if err := writeSeen(repo, req, seen, res.IDs()); err != nil {
@@ -165,17 +155,20 @@ const candidates = 12
 
 const projectBoost = 1.25 // the current project's learnings over global ones
 
-// The gates, calibrated on the relevance suite in fixtures/relevance (vars so that its
-// sweep can vary them).
-var (
-	// relativeFloor: a candidate under this share of the best one's score is a weaker
+// Gates are the relevance thresholds that are not settings, calibrated on the relevance
+// suite in fixtures/relevance (its sweep passes others in).
+type Gates struct {
+	// RelativeFloor: a candidate under this share of the best one's score is a weaker
 	// match that would only dilute the context.
-	relativeFloor = 0.5
-	// strongEvidence is, in words found only in one learning's body, the evidence that
+	RelativeFloor float64
+	// StrongEvidence is, in words found only in one learning's body, the evidence that
 	// makes a learning relevant to a long query even when it matches a small share of it
 	// (a pasted error message, a prompt that explains a lot).
-	strongEvidence = 6.0
-)
+	StrongEvidence float64
+}
+
+// DefaultGates are the calibrated gates.
+func DefaultGates() Gates { return Gates{RelativeFloor: 0.5, StrongEvidence: 6} }
 
 // rank scores the candidates: Evidence is the sum over the query words a learning holds
 // of their weight (rarer words weigh more) times their strength in it (title over body),
@@ -231,7 +224,7 @@ const bodyOnce = 1 / 2.2
 
 // pick applies the gates in order and fills the budget. trust says why a learning is held back
 // for where it came from — another author, a second file claiming its id — or "".
-func pick(res *Result, seen map[string]bool, cfg config.Recall, trust func(From, string) string) {
+func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust func(From, string) string) {
 	best := 0.0
 	for _, c := range res.Candidates {
 		if !seen[c.ID] && (trust == nil || trust(c.From, c.ID) == "") {
@@ -248,10 +241,10 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, trust func(From,
 			c.Why = trust(c.From, c.ID)
 		case len(c.Terms) < minTerms:
 			c.Why = fmt.Sprintf("matches only %q", strings.Join(c.Terms, ", "))
-		case c.Coverage < cfg.MinCoverage && c.Evidence < strongEvidence:
+		case c.Coverage < cfg.MinCoverage && c.Evidence < g.StrongEvidence:
 			c.Why = fmt.Sprintf("weak match: %.0f%% of the query's weight (%s), evidence %.1f", 100*c.Coverage, strings.Join(c.Terms, ", "), c.Evidence)
-		case c.Final < relativeFloor*best:
-			c.Why = fmt.Sprintf("scores %.2f, under %.0f%% of the best (%.2f)", c.Final, 100*relativeFloor, best)
+		case c.Final < g.RelativeFloor*best:
+			c.Why = fmt.Sprintf("scores %.2f, under %.0f%% of the best (%.2f)", c.Final, 100*g.RelativeFloor, best)
 		case len(res.Injected) >= cfg.MaxLearnings:
 			c.Why = fmt.Sprintf("over the budget of %d learnings", cfg.MaxLearnings)
 		case utf8.RuneCountInString(Render(append(append([]Candidate(nil), res.Injected...), *c), cfg.MaxChars)) > cfg.MaxChars:

@@ -124,7 +124,7 @@ func TestPickKeepsTheCharacterBudget(t *testing.T) {
 		for _, h := range res.Hits[:3] {
 			out.Candidates = append(out.Candidates, Candidate{Hit: h, Coverage: 1, Evidence: 10, Final: 1})
 		}
-		pick(out, nil, config.Recall{MaxLearnings: 3, MaxChars: budget, MinCoverage: 0.4}, nil)
+		pick(out, nil, config.Recall{MaxLearnings: 3, MaxChars: budget, MinCoverage: 0.4}, DefaultGates(), nil)
 		if text := Render(out.Injected, budget); utf8.RuneCountInString(text) > budget {
 			t.Errorf("budget %d: %d characters", budget, utf8.RuneCountInString(text))
 		}

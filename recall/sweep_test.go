@@ -30,14 +30,13 @@ func TestSweep(t *testing.T) {
 	for _, se := range []float64{3, 4, 5, 6, 8} {
 		for _, mc := range []float64{0.3, 0.4, 0.5, 0.6} {
 			for _, rf := range []float64{0.4, 0.5, 0.6, 0.7} {
-				strongEvidence, relativeFloor = se, rf
 				var line [2][4]int // per half: injected, relevant, dirty, found
 				for i, q := range qs {
 					res := &Result{Terms: rs[i].terms, Candidates: append([]Candidate(nil), rs[i].cands...)}
 					for k := range res.Candidates {
 						res.Candidates[k].Kept = false
 					}
-					pick(res, nil, config.Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: mc}, nil)
+					pick(res, nil, config.Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: mc}, Gates{RelativeFloor: rf, StrongEvidence: se}, nil)
 					h := i % 2
 					rel, ok := map[string]bool{}, map[string]bool{}
 					for _, k := range q.Relevant {

@@ -115,12 +115,6 @@ func ReadClaude(r io.Reader) (*Session, error) {
 	return read(r, 0, HarnessClaude, hints{})
 }
 
-// ReadCodex reads a Codex rollout, in either the envelope or the pre-envelope format. It
-// returns an error only when r fails.
-func ReadCodex(r io.Reader) (*Session, error) {
-	return read(r, 0, HarnessCodex, hints{})
-}
-
 // Read reads a transcript written by h.
 func Read(r io.Reader, h Harness) (*Session, error) {
 	switch h {
