@@ -28,6 +28,7 @@ type Doc struct {
 	Status     string    `json:"status"`
 	Tags       []string  `json:"tags,omitempty"`
 	Entities   []string  `json:"entities,omitempty"`
+	Triggers   []string  `json:"triggers,omitempty"`
 	Created    time.Time `json:"created"`
 	Updated    time.Time `json:"updated"`
 	Seen       int       `json:"seen,omitempty"`
@@ -39,7 +40,7 @@ func DocOf(path string, l *learnings.Learning) Doc {
 	return Doc{
 		Path: path, ID: l.ID, Title: l.Title, Project: l.Project,
 		Kind: string(l.Kind), Confidence: string(l.Confidence), Status: string(l.Status),
-		Tags: l.Tags, Entities: l.Entities, Created: l.Created, Updated: l.Updated,
+		Tags: l.Tags, Entities: l.Entities, Triggers: l.Triggers, Created: l.Created, Updated: l.Updated,
 		Seen: l.Seen, Body: strings.TrimSpace(l.IndexedBody()),
 	}
 }
@@ -50,6 +51,7 @@ func (d Doc) fields() map[string]any {
 		"id": d.ID, "title": d.Title, "body": d.Body, "project": d.Project,
 		"kind": d.Kind, "confidence": d.Confidence, "status": d.Status, "seen": float64(d.Seen),
 		"tags": strings.Join(d.Tags, " \n "), "entities": strings.Join(d.Entities, " \n "),
+		"triggers": strings.Join(d.Triggers, " \n "),
 	}
 	if len(d.Tags) > 0 {
 		tags := make([]string, len(d.Tags))
@@ -68,7 +70,7 @@ func (d Doc) fields() map[string]any {
 }
 
 // storedFields are returned with every hit.
-var storedFields = []string{"id", "title", "body", "project", "kind", "confidence", "status", "tags", "entities", "created", "updated", "seen"}
+var storedFields = []string{"id", "title", "body", "project", "kind", "confidence", "status", "tags", "entities", "triggers", "created", "updated", "seen"}
 
 // docFromFields rebuilds a Doc from a hit's stored fields.
 func docFromFields(path string, f map[string]any) Doc {
@@ -88,7 +90,7 @@ func docFromFields(path string, f map[string]any) Doc {
 	return Doc{
 		Path: path, ID: str("id"), Title: str("title"), Body: str("body"), Project: str("project"),
 		Kind: str("kind"), Confidence: str("confidence"), Status: str("status"),
-		Tags: list("tags"), Entities: list("entities"), Created: date("created"), Updated: date("updated"),
+		Tags: list("tags"), Entities: list("entities"), Triggers: list("triggers"), Created: date("created"), Updated: date("updated"),
 		Seen: int(seen),
 	}
 }

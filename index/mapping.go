@@ -7,11 +7,12 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
-// Field boosts for text matches: a word in the title says more than one in the body.
-var fieldBoost = map[string]float64{"title": 3, "tags": 2, "entities": 2, "body": 1}
+// Field boosts for text matches: a word in the title says more than one in the body; a
+// trigger (a phrase the learning is asked for by) sits between.
+var fieldBoost = map[string]float64{"title": 3, "tags": 2, "entities": 2, "triggers": 2, "body": 1}
 
 // textFields are searched by free text, in fieldBoost order of weight.
-var textFields = []string{"title", "tags", "entities", "body"}
+var textFields = []string{"title", "tags", "entities", "triggers", "body"}
 
 func newMapping() mapping.IndexMapping {
 	text := func() *mapping.FieldMapping {

@@ -61,6 +61,8 @@ func fieldText(d Doc, field string) string {
 		return strings.Join(d.Tags, " ")
 	case "entities":
 		return strings.Join(d.Entities, " ")
+	case "triggers":
+		return strings.Join(d.Triggers, " ")
 	}
 	return d.Body
 }

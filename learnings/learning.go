@@ -129,6 +129,9 @@ type Learning struct {
 	Supersedes   []string
 	Tags         []string
 	Entities     []string
+	// Triggers are the words a user will type when the learning is wanted, often not its
+	// title's: error strings, identifiers, command names, the task it applies to.
+	Triggers []string
 	Source       Source
 	Created      time.Time
 	Updated      time.Time
@@ -289,7 +292,7 @@ func (l *Learning) Validate() error {
 	for _, list := range []struct {
 		field string
 		items []string
-	}{{"tags", l.Tags}, {"entities", l.Entities}, {"source.files", l.Source.Files}} {
+	}{{"tags", l.Tags}, {"entities", l.Entities}, {"triggers", l.Triggers}, {"source.files", l.Source.Files}} {
 		for i, s := range list.items {
 			if strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\r\n") {
 				bad(list.field, i, "item %d must be a non-empty single line (got %q)", i+1, s)

@@ -230,6 +230,9 @@ type ref struct {
 	tm   *time.Time
 	num  *int
 	sub  []ref
+	// optional keys are written only when they hold something: a learning without them
+	// reads as it did before they existed.
+	optional bool
 }
 
 func (l *Learning) refs() []ref {
@@ -245,6 +248,7 @@ func (l *Learning) refs() []ref {
 		{key: "supersedes", list: &l.Supersedes},
 		{key: "tags", list: &l.Tags},
 		{key: "entities", list: &l.Entities},
+		{key: "triggers", list: &l.Triggers, optional: true},
 		{key: "source", sub: []ref{
 			{key: "harness", str: &s.Harness},
 			{key: "session", str: &s.Session},

@@ -378,6 +378,9 @@ func chosenQuotes(n *yaml.Node) bool {
 func freshMap(refs []ref) *yaml.Node {
 	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for _, r := range refs {
+		if r.optional && r.list != nil && len(*r.list) == 0 {
+			continue
+		}
 		if r.tm == nil || !r.tm.IsZero() {
 			m.Content = append(m.Content, scalar("!!str", r.key), r.node(nil))
 		}

@@ -15,6 +15,7 @@ import (
 type addOptions struct {
 	title, body, bodyFile string
 	tags, entities        []string
+	triggers              []string
 	kind, confidence      string
 	project               string
 	global                bool
@@ -36,6 +37,7 @@ func (a *app) addCmd() *cobra.Command {
 	f.StringVar(&o.bodyFile, "body-file", "", "read the body from a file (- for stdin)")
 	f.StringArrayVar(&o.tags, "tag", nil, "tag (repeatable)")
 	f.StringArrayVar(&o.entities, "entity", nil, "code entity the learning is about (repeatable)")
+	f.StringArrayVar(&o.triggers, "trigger", nil, "a phrase it will be asked for by: an error, an identifier, a command (repeatable)")
 	f.StringVar(&o.kind, "kind", string(learnings.KindRule), "fix|rule|decision|failure|recipe|preference|correction")
 	f.StringVar(&o.confidence, "confidence", string(learnings.ConfidenceMedium), "high|medium|low")
 	f.StringVar(&o.project, "project", "", "project key (default: from the current directory's git remote)")
@@ -94,7 +96,7 @@ func (a *app) runAdd(cmd *cobra.Command, o addOptions) error {
 	l := learnings.New(o.title, project, time.Now())
 	l.Body = body
 	l.Kind, l.Confidence = kind, conf
-	l.Tags, l.Entities = o.tags, o.entities
+	l.Tags, l.Entities, l.Triggers = o.tags, o.entities, o.triggers
 	host, _ := os.Hostname()
 	l.Source = learnings.Source{Harness: "manual", Trigger: "manual", Machine: host}
 	commit, err := learnings.Create(cmd.Context(), r, l, "learn: "+l.Title+" (manual)")

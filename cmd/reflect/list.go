@@ -28,6 +28,7 @@ type learningJSON struct {
 	Supersedes   []string  `json:"supersedes,omitempty"`
 	Tags         []string  `json:"tags"`
 	Entities     []string  `json:"entities"`
+	Triggers     []string  `json:"triggers"`
 	Source       any       `json:"source"`
 	Created      time.Time `json:"created"`
 	Updated      time.Time `json:"updated"`
@@ -40,7 +41,7 @@ func toJSON(l *learnings.Learning, withBody bool) learningJSON {
 	j := learningJSON{
 		ID: l.ID, Title: l.Title, Project: l.Project, Kind: string(l.Kind),
 		Confidence: string(l.Confidence), Status: string(l.Status), SupersededBy: l.SupersededBy,
-		Supersedes: l.Supersedes, Tags: nonNil(l.Tags), Entities: nonNil(l.Entities),
+		Supersedes: l.Supersedes, Tags: nonNil(l.Tags), Entities: nonNil(l.Entities), Triggers: nonNil(l.Triggers),
 		Source: map[string]any{
 			"harness": l.Source.Harness, "session": l.Source.Session, "trigger": l.Source.Trigger,
 			"machine": l.Source.Machine, "commit": l.Source.Commit, "files": nonNil(l.Source.Files),
