@@ -132,10 +132,10 @@ type Learning struct {
 	// Triggers are the words a user will type when the learning is wanted, often not its
 	// title's: error strings, identifiers, command names, the task it applies to.
 	Triggers []string
-	Source       Source
-	Created      time.Time
-	Updated      time.Time
-	Seen         int // times the same lesson was learned again
+	Source   Source
+	Created  time.Time
+	Updated  time.Time
+	Seen     int // times the same lesson was learned again
 	// Body is the markdown after the frontmatter, without the blank lines
 	// that may separate the two. Render ends it with a newline.
 	Body string
