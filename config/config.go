@@ -13,6 +13,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -50,8 +51,12 @@ type Sync struct {
 type Drain struct {
 	// Extractor: heuristic (offline, the default), claude, codex or command:/path/to/program.
 	Extractor string `toml:"extractor"`
-	// Model is passed to claude or codex as --model when set.
+	// Model is passed to claude or codex as --model when set, and names the model of an
+	// openai: endpoint.
 	Model string `toml:"model"`
+	// KeyEnv names the environment variable holding an openai: endpoint's API key (the key
+	// itself is never written in a settings file); empty: the endpoint needs none.
+	KeyEnv string `toml:"key_env"`
 	// Timeout bounds one extractor run.
 	Timeout Duration `toml:"timeout"`
 	// Attempts is how many times one entry is tried before it moves to queue/failed.
@@ -393,6 +398,8 @@ func (c Config) validate(scope Scope) *Error {
 		return bad("author.email", "not an e-mail address: %q", c.Author.Email)
 	case CheckExtractor(e) != nil:
 		return bad("drain.extractor", "%v", CheckExtractor(e))
+	case c.Drain.KeyEnv != "" && !validEnvName(c.Drain.KeyEnv):
+		return bad("drain.key_env", "must name an environment variable, like OPENAI_API_KEY (got %q)", c.Drain.KeyEnv)
 	case c.Drain.Attempts < 1 || c.Drain.Attempts > 20:
 		return bad("drain.attempts", "must be between 1 and 20 (got %d)", c.Drain.Attempts)
 	case c.Drain.MaxCallsPerDay < 0:
@@ -411,13 +418,32 @@ func (c Config) validate(scope Scope) *Error {
 }
 
 // CheckExtractor says whether name is an extractor reflect can run: heuristic, claude,
-// codex or command:PATH.
+// codex, command:PATH or openai:URL (an http(s) URL without a password in it).
 func CheckExtractor(name string) error {
 	switch {
 	case name == "heuristic", name == "claude", name == "codex":
 		return nil
 	case strings.HasPrefix(name, "command:") && len(name) > len("command:"):
 		return nil
+	case strings.HasPrefix(name, "openai:"):
+		u, err := url.Parse(strings.TrimPrefix(name, "openai:"))
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			return fmt.Errorf("openai: takes the http(s) URL of an OpenAI-compatible API, e.g. openai:http://127.0.0.1:11434/v1 (got %q)", name)
+		case u.User != nil:
+			return fmt.Errorf("openai: the URL must not hold a user or password; put the key in an environment variable and name it in drain.key_env")
+		}
+		return nil
 	}
-	return fmt.Errorf("must be heuristic, claude, codex or command:PATH (got %q)", name)
+	return fmt.Errorf("must be heuristic, claude, codex, openai:URL or command:PATH (got %q)", name)
+}
+
+// validEnvName: a variable name a shell can export.
+func validEnvName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || 'A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' || i > 0 && '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }

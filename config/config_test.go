@@ -95,6 +95,13 @@ func TestParseLocal(t *testing.T) {
 			want: func(c Config) bool { return c.Drain.Extractor == "command:/usr/local/bin/x" }},
 		{name: "bad email", in: "[author]\nemail = \"nobody\"\n", wantErr: "config.toml:2: key author.email"},
 		{name: "bad extractor", in: "[drain]\nextractor = \"gpt\"\n", wantErr: "key drain.extractor"},
+		{name: "an openai endpoint", in: "[drain]\nextractor = \"openai:http://127.0.0.1:11434/v1\"\nkey_env = \"OLLAMA_KEY\"\n",
+			want: func(c Config) bool {
+				return c.Drain.Extractor == "openai:http://127.0.0.1:11434/v1" && c.Drain.KeyEnv == "OLLAMA_KEY"
+			}},
+		{name: "an openai endpoint that is not a URL", in: "[drain]\nextractor = \"openai:ollama\"\n", wantErr: "openai: takes the http(s) URL"},
+		{name: "a key in the URL", in: "[drain]\nextractor = \"openai:https://me:sk-123@api.example.com/v1\"\n", wantErr: "must not hold a user or password"},
+		{name: "a key where its variable's name goes", in: "[drain]\nkey_env = \"sk-abc123\"\n", wantErr: "key drain.key_env"},
 		{name: "drain timeout has a cap", in: "[drain]\ntimeout = \"5h\"\n", wantErr: "key drain.timeout: must be at most 1h0m0s"},
 		{name: "remote name", in: "[sync]\nremote = \"../x\"\n", wantErr: "key sync.remote"},
 		{name: "from_others", in: "[recall]\nfrom_others = \"none\"\n", want: func(c Config) bool { return c.Recall.FromOthers == "none" }},
@@ -165,8 +172,8 @@ func TestKeys(t *testing.T) {
 			t.Errorf("%s: scope %v (known %v), want %v", name, got, ok, want)
 		}
 	}
-	if len(scopes) != 22 {
-		t.Errorf("%d keys, want 22", len(scopes))
+	if len(scopes) != 23 {
+		t.Errorf("%d keys, want 23", len(scopes))
 	}
 	if _, err := LookupKey("drain.nope"); err == nil || !strings.Contains(err.Error(), "drain.extractor") {
 		t.Errorf("LookupKey(unknown) = %v", err)

@@ -50,10 +50,14 @@ email = ""
 
 [drain]
 # What turns queued sessions into learnings: heuristic (offline, built in), claude
-# (claude -p), codex (codex exec) or command:/path/to/program (JSON in, JSON out).
+# (claude -p), codex (codex exec), openai:URL (an OpenAI-compatible chat-completions API:
+# Ollama, llama.cpp, LM Studio, vLLM or a hosted one, e.g. openai:http://127.0.0.1:11434/v1)
+# or command:/path/to/program (JSON in, JSON out).
 extractor = "heuristic"
-# Passed to claude or codex as --model when set.
+# Passed to claude or codex as --model when set; the model an openai: endpoint runs.
 model = ""
+# The environment variable that holds an openai: endpoint's API key (never the key itself).
+key_env = ""
 # One extractor run may take this long (at most 1h); an entry is tried this many times
 # before it moves to queue/failed.
 timeout = "3m"

@@ -23,11 +23,13 @@ import (
 // have are ignored, so a newer or older CLI takes the list as it is).
 const claudeTools = "Bash,BashOutput,KillShell,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,LS,WebFetch,WebSearch,Task,TodoWrite,SlashCommand,Skill"
 
-// LLMOptions configures the extractors that run a program: claude, codex and command:PATH.
+// LLMOptions configures the extractors that call a model: claude, codex, command:PATH and
+// openai:URL.
 type LLMOptions struct {
 	Timeout time.Duration // per call; 0 → 3 minutes
 	Model   string        // optional, passed as --model when set (to a command, as $REFLECT_MODEL)
 	Env     []string      // extra environment (tests); the child always gets REFLECT_INTERNAL=1
+	KeyEnv  string        // openai: the environment variable that holds the API key, if any
 }
 
 // Bounds of a child run.

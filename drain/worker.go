@@ -113,6 +113,11 @@ func FromConfig(c config.Drain, o LLMOptions) Extractor {
 		return Codex(o)
 	case strings.HasPrefix(c.Extractor, "command:"):
 		return Command(strings.TrimPrefix(c.Extractor, "command:"), o)
+	case strings.HasPrefix(c.Extractor, "openai:"):
+		if o.KeyEnv == "" {
+			o.KeyEnv = c.KeyEnv
+		}
+		return OpenAI(strings.TrimPrefix(c.Extractor, "openai:"), o)
 	}
 	return Heuristic()
 }

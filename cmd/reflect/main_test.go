@@ -1,12 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -59,6 +65,7 @@ func TestScripts(t *testing.T) {
 			"commits":      cmdCommits,
 			"capture":      cmdCapture,
 			"waitdetached": cmdWaitDetached,
+			"llmserver":    cmdLLMServer,
 		},
 	})
 }
@@ -151,4 +158,51 @@ func git(ts *testscript.TestScript, dir string, args ...string) string {
 		ts.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// llmserver FILE... serves, on loopback, an OpenAI-compatible chat-completions API that
+// answers the Nth request with the Nth file (the last one again after that): a first line
+// "HTTP <status>", a blank line, then the body. It sets $LLM_URL to its base (…/v1) and
+// $LLM_REQUESTS to a file where each request's model is written, one line each. The server
+// ends with the script. A stand-in for a model reflect cannot call here.
+func cmdLLMServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: llmserver FILE...")
+	}
+	type answer struct {
+		status int
+		body   string
+	}
+	var answers []answer
+	for _, f := range args {
+		head, body, _ := strings.Cut(ts.ReadFile(f), "\n\n")
+		status, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "HTTP")))
+		if err != nil {
+			ts.Fatalf("llmserver: %s: the first line must be HTTP <status>", f)
+		}
+		answers = append(answers, answer{status, body})
+	}
+	log := ts.MkAbs("llm-requests")
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		a := answers[min(n, len(answers)-1)]
+		n++
+		if f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintf(f, "%s %s\n", r.URL.Path, req.Model)
+			f.Close()
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(a.status)
+		io.WriteString(w, a.body)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("LLM_URL", srv.URL+"/v1")
+	ts.Setenv("LLM_REQUESTS", log)
 }
