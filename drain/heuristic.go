@@ -4,9 +4,9 @@ package drain
 // digest turn by turn (a turn is a prompt and the notes up to the next prompt) and proposes
 //
 //   - corrections: the first prompt after a turn with failed tool calls, when
-//     hooks.ClassifyCorrection reads it as one (medium: the hook may already have committed it
+//     correction.Classify reads it as one (medium: the hook may already have committed it
 //     at low confidence, the drain sees what failed and what worked after);
-//   - rules: a prompt with an explicit note, hooks.RememberNote (high: the user said it);
+//   - rules: a prompt with an explicit note, correction.Remember (high: the user said it);
 //   - fixes: a failed shell command whose followup, in the same turn, is another command of the
 //     same tool that did not fail (medium; low when the turn still has later failures of that
 //     tool). A failure whose lesson a correction already carries is merged into the correction;
@@ -35,7 +35,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/reflect-memory/reflect/hooks"
+	"github.com/reflect-memory/reflect/correction"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
 )
@@ -137,7 +137,7 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 			continue
 		}
 		prompt := notes[t.prompt].Text
-		if note, ok := hooks.RememberNote(prompt); ok {
+		if note, ok := correction.Remember(prompt); ok {
 			if p, ok := ruleProposal(note); ok {
 				out = append(out, anchored{t.prompt, p})
 			}
@@ -156,7 +156,7 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 		if len(fails) == 0 {
 			continue
 		}
-		c, ok := hooks.ClassifyCorrection(prompt)
+		c, ok := correction.Classify(prompt)
 		if !ok {
 			continue
 		}
@@ -231,7 +231,7 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 }
 
 func ruleProposal(note string) (Proposal, bool) {
-	title := hooks.TitleFromNote(note)
+	title := correction.Title(note)
 	if title == "" {
 		return Proposal{}, false
 	}
@@ -243,17 +243,17 @@ func ruleProposal(note string) (Proposal, bool) {
 	}, true
 }
 
-func correctionProposal(notes []queue.Note, turns []turn, ti int, c hooks.Correction, fails []int, fixes map[int]*fixChain) (Proposal, bool) {
+func correctionProposal(notes []queue.Note, turns []turn, ti int, c correction.Verdict, fails []int, fixes map[int]*fixChain) (Proposal, bool) {
 	t := turns[ti]
 	prompt := notes[t.prompt].Text
 	// The title the hook gives the same correction, so that its low-confidence learning is
 	// found as a duplicate.
-	title := hooks.TitleFromNote(prompt)
+	title := correction.Title(prompt)
 	switch {
 	case c.Instead != "" && c.Avoid != "":
-		title = hooks.TitleFromNote("Use " + c.Instead + " instead of " + c.Avoid)
+		title = correction.Title("Use " + c.Instead + " instead of " + c.Avoid)
 	case c.Instead != "":
-		title = hooks.TitleFromNote("Use " + c.Instead)
+		title = correction.Title("Use " + c.Instead)
 	}
 	if title == "" {
 		return Proposal{}, false
@@ -433,7 +433,7 @@ func preferenceProposals(notes []queue.Note, turns []turn) []anchored {
 			continue
 		}
 		p := notes[t.prompt].Text
-		if _, ok := hooks.RememberNote(p); ok {
+		if _, ok := correction.Remember(p); ok {
 			continue // an explicit note is a rule already
 		}
 		for _, s := range instructions(p) {
@@ -472,7 +472,7 @@ func preferenceProposals(notes []queue.Note, turns []turn) []anchored {
 		if len(prompts) < 2 {
 			continue
 		}
-		title := hooks.TitleFromNote(g[0].text)
+		title := correction.Title(g[0].text)
 		if title == "" {
 			continue
 		}

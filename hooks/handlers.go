@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reflect-memory/reflect/correction"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/recall"
@@ -59,8 +60,8 @@ func (e *event) onPrompt(ctx context.Context) error {
 	if prompt == "" {
 		return nil
 	}
-	if note, ok := RememberNote(prompt); ok {
-		l := e.newLearning(TitleFromNote(note), learnings.KindRule, learnings.ConfidenceMedium)
+	if note, ok := correction.Remember(prompt); ok {
+		l := e.newLearning(correction.Title(note), learnings.KindRule, learnings.ConfidenceMedium)
 		l.Body = note + "\n\n" + e.said() + "\n"
 		return e.commitLearning(ctx, l, "remember")
 	}
@@ -72,16 +73,16 @@ func (e *event) onPrompt(ctx context.Context) error {
 	if json.Unmarshal(data, &w) != nil || e.now.After(w.Until) {
 		return nil
 	}
-	c, ok := ClassifyCorrection(prompt)
+	c, ok := correction.Classify(prompt)
 	if !ok {
 		return nil
 	}
-	title := TitleFromNote(prompt)
+	title := correction.Title(prompt)
 	switch {
 	case c.Instead != "" && c.Avoid != "":
-		title = TitleFromNote("Use " + c.Instead + " instead of " + c.Avoid)
+		title = correction.Title("Use " + c.Instead + " instead of " + c.Avoid)
 	case c.Instead != "":
-		title = TitleFromNote("Use " + c.Instead)
+		title = correction.Title("Use " + c.Instead)
 	}
 	l := e.newLearning(title, learnings.KindCorrection, learnings.ConfidenceLow)
 	var b strings.Builder
