@@ -3,7 +3,6 @@ package correction
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // classifyPositives are prompts that correct what the agent just did, with
@@ -260,148 +259,6 @@ func TestClassifyHead(t *testing.T) {
 	}
 }
 
-var rememberPositives = []struct{ prompt, note string }{
-	{"remember: we deploy from the release branch only", "we deploy from the release branch only"},
-	{"Remember that the staging DB is read-only.", "the staging DB is read-only."},
-	{"please remember the API keys live in 1Password, not in .env", "the API keys live in 1Password, not in .env"},
-	{"note for the future: integration tests need docker running", "integration tests need docker running"},
-	{"Note to self: the cache TTL is 5 minutes", "the cache TTL is 5 minutes"},
-	{"from now on, use pnpm in this repo", "use pnpm in this repo"},
-	{"From now on use `slog` instead of `log`. Also fix the test.", "use `slog` instead of `log`."},
-	{"going forward, put new handlers in internal/api", "put new handlers in internal/api"},
-	{"for future reference, the CI runner is arm64", "the CI runner is arm64"},
-	{"fix the flaky test, and remember that CI runs with -race", "CI runs with -race"},
-	{"Looks good. Remember, the public API must stay backwards compatible", "the public API must stay backwards compatible"},
-	{"- remember: staging uses a self-signed cert", "staging uses a self-signed cert"},
-	{"next time, ask before deleting files", "ask before deleting files"},
-	// "remember to" with a standing marker.
-	{"remember to run go generate before every commit", "run go generate before every commit"},
-	// A marker that ends its line takes the next line, or the list under it.
-	{"remember:\n- use pnpm\n- run tests with -race\n\nnow fix the bug", "use pnpm; run tests with -race"},
-	{"Note for the future:\n\nthe e2e suite needs `make up` first. It takes a minute.", "the e2e suite needs `make up` first."},
-	// Standing instructions keep their "always"/"never".
-	{"Always run `go vet` before committing", "Always run `go vet` before committing"},
-	{"never edit files under gen/ by hand", "never edit files under gen/ by hand"},
-	{"please always squash before merging", "always squash before merging"},
-	{"Fix the import. Never use dot imports in this repo.", "Never use dot imports in this repo."},
-}
-
-var rememberNegatives = []string{
-	"do you remember the API?",
-	"I can't remember the flag name",
-	"I don't remember how this works",
-	"the cache should remember the last value",
-	"make the widget remember its position",
-	"remember to free the buffer in the loop", // a task reminder, not a standing note
-	"add a 'remember me' checkbox to the login form",
-	"Remember when we fixed the flaky test? Do the same here",
-	"remember the retry helper we wrote?",
-	"the counter should count from now on",
-	"note: this file is generated",
-	"it always fails on CI",
-	"Always-on logging is too noisy",
-	"Always returns nil when the input is empty, fix that", // describes code
-	"the retry should always back off",
-	"never mind, I'll do it",
-	"`remember: true` in the config enables the cache",
-	"```\nremember: this is in a code block\n```\nfix it",
-	"remember",
-	"remember:",
-	"remembering the old API was painful",
-	"In future versions we might drop v1",
-	"set the remember_me cookie to 30 days",
-	"",
-}
-
-func TestRemember(t *testing.T) {
-	if len(rememberPositives) < 12 || len(rememberNegatives) < 12 {
-		t.Fatalf("%d positives, %d negatives: keep at least 12 of each", len(rememberPositives), len(rememberNegatives))
-	}
-	for _, tc := range rememberPositives {
-		if n, ok := Remember(tc.prompt); !ok || n != tc.note {
-			t.Errorf("Remember(%q) = %q, %v; want %q", tc.prompt, n, ok, tc.note)
-		}
-	}
-	for _, p := range rememberNegatives {
-		if n, ok := Remember(p); ok {
-			t.Errorf("Remember(%q) = %q, want none", p, n)
-		}
-	}
-}
-
-func TestRememberLength(t *testing.T) {
-	n, ok := Remember("remember: " + strings.Repeat("the build cache must be warmed ", 40))
-	if !ok || utf8.RuneCountInString(n) > rememberNoteMax || !strings.HasSuffix(n, "…") {
-		t.Errorf("long note: %d runes, %v, %q", utf8.RuneCountInString(n), ok, n)
-	}
-}
-
-func TestTitle(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"no, use pnpm instead of npm", "Use pnpm instead of npm"},
-		{"remember: we deploy from the release branch only.", "We deploy from the release branch only"},
-		{"Nope. Don't use sudo!", "Don't use sudo"},
-		{"please don't run the migrations against prod", "Don't run the migrations against prod"},
-		{"the staging db is read-only", "The staging db is read-only"},
-		{"no need to mock the database", "No need to mock the database"},
-		{"## Remember that the API is v2.\nmore text", "The API is v2"},
-		{"`go test` must pass. Also x.", "`go test` must pass"},
-		{"ünïcode first letter", "Ünïcode first letter"},
-		{"wrong, the port is 8443", "The port is 8443"},
-		{"from now on, use pnpm", "Use pnpm"},
-		{"\n\n  actually, put it in the handler.\nand more", "Put it in the handler"},
-		{"Use e.g. the v2 client. Then test.", "Use e.g. the v2 client"},
-		{"", ""},
-		{"   \n\n", ""},
-		{"...", ""},
-	} {
-		if got := Title(tc.in); got != tc.want {
-			t.Errorf("Title(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	long := Title(strings.Repeat("very long words here ", 10))
-	if utf8.RuneCountInString(long) > titleMax || !strings.HasSuffix(long, "…") || !strings.HasPrefix(long, "Very") {
-		t.Errorf("long title: %d runes %q", utf8.RuneCountInString(long), long)
-	}
-}
-
-func FuzzClassify(f *testing.F) {
-	for _, tc := range classifyPositives {
-		f.Add(tc.prompt)
-	}
-	for _, p := range classifyNegatives {
-		f.Add(p)
-	}
-	for _, tc := range rememberPositives {
-		f.Add(tc.prompt)
-	}
-	f.Add("no,\n`")
-	f.Add("not ``, `")
-	f.Add("İnstead of İ use ı, not \xff")
-	f.Fuzz(func(t *testing.T, prompt string) {
-		c, ok := Classify(prompt)
-		if c.Score < 0 || c.Score > 1 || ok != (c.Score >= threshold) {
-			t.Fatalf("score %v ok %v", c.Score, ok)
-		}
-		if !ok && (c.Instead != "" || c.Avoid != "") {
-			t.Fatalf("extraction without a correction: %+v", c)
-		}
-		if utf8.ValidString(prompt) && (!utf8.ValidString(c.Instead) || !utf8.ValidString(c.Avoid)) {
-			t.Fatalf("invalid UTF-8 out of valid input: %+v", c)
-		}
-		if n, ok := Remember(prompt); ok && (n == "" || utf8.RuneCountInString(n) > rememberNoteMax) {
-			t.Fatalf("note %q", n)
-		}
-		title := Title(prompt)
-		if utf8.RuneCountInString(title) > titleMax || strings.HasSuffix(title, ".") || strings.ContainsRune(title, '\n') {
-			t.Fatalf("title %q", title)
-		}
-		if utf8.ValidString(prompt) && !utf8.ValidString(title) {
-			t.Fatalf("title %q is not UTF-8", title)
-		}
-	})
-}
-
 // benchPrompts are 2 KB prompts: a correction followed by a pasted log, a log
 // with no correction at all (the common case), and a head that is cues from
 // end to end (the worst case for the anchored cues).
@@ -421,19 +278,6 @@ func BenchmarkClassify(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				Classify(p.prompt)
-			}
-		})
-	}
-}
-
-func BenchmarkRemember(b *testing.B) {
-	for _, p := range append(benchPrompts(), struct{ name, prompt string }{"note-at-end",
-		(strings.Repeat("2024-05-01T10:00:00Z ERROR handler: something went wrong\n", 40))[:1990] + "\nremember: CI needs docker"}) {
-		b.Run(p.name, func(b *testing.B) {
-			b.SetBytes(int64(len(p.prompt)))
-			b.ReportAllocs()
-			for b.Loop() {
-				Remember(p.prompt)
 			}
 		})
 	}
