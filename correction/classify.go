@@ -262,7 +262,7 @@ var noRebuttals = map[string]bool{"that's": true, "thats": true, "that": true, "
 func head(prompt string) (lo, cs string, firstEnd int) {
 	var bl, bc []byte
 	lines := 0
-	fence := ""
+	var fence codeFence
 	scan := prompt
 	if len(scan) > scanBytes {
 		scan = scan[:scanBytes]
@@ -275,15 +275,10 @@ func head(prompt string) (lo, cs string, firstEnd int) {
 			line, scan = scan, ""
 		}
 		t := strings.TrimSpace(line)
-		if f := fenceMark(t); f != "" {
-			if fence == "" {
-				fence = f
-			} else if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
+		if fence.marker(t) {
 			continue
 		}
-		if fence != "" {
+		if fence.open != "" {
 			continue
 		}
 		// Normalising never lengthens a line, so the raw bytes past the budget are not needed.

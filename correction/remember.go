@@ -29,7 +29,7 @@ func Remember(prompt string) (note string, ok bool) {
 	if stem < 0 {
 		return "", false
 	}
-	fence := ""
+	var fence codeFence
 	for off := 0; off < len(scan) && stem >= 0; {
 		end := strings.IndexByte(scan[off:], '\n')
 		if end < 0 {
@@ -44,15 +44,10 @@ func Remember(prompt string) (note string, ok bool) {
 		if hasStem {
 			stem = rememberNextStem(scan, off)
 		}
-		if f := fenceMark(t); f != "" {
-			if fence == "" {
-				fence = f
-			} else if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
+		if fence.marker(t) {
 			continue
 		}
-		if fence != "" || t == "" || !hasStem {
+		if fence.open != "" || t == "" || !hasStem {
 			continue
 		}
 		lo, cs := normLine(t)

@@ -41,14 +41,29 @@ func eachWord(lo string, f func(p, q int) bool) {
 	}
 }
 
-func fenceMark(t string) string {
+// codeFence follows fenced code blocks through a prompt line by line: open is the marker
+// of the block the lines are in ("```" or "~~~"), "" outside one.
+type codeFence struct{ open string }
+
+// marker reports whether the trimmed line t starts with a fence marker, and follows it:
+// outside a block the marker opens one; inside, it closes the block only when it is the
+// marker that opened it.
+func (f *codeFence) marker(t string) bool {
+	m := ""
 	switch {
 	case strings.HasPrefix(t, "```"):
-		return "```"
+		m = "```"
 	case strings.HasPrefix(t, "~~~"):
-		return "~~~"
+		m = "~~~"
+	default:
+		return false
 	}
-	return ""
+	if f.open == "" {
+		f.open = m
+	} else if strings.HasPrefix(t, f.open) {
+		f.open = ""
+	}
+	return true
 }
 
 // normLine normalises one trimmed line. The two results have the same

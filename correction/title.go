@@ -25,18 +25,13 @@ var titleLead = []string{"remember that ", "remember: ", "remember:", "remember 
 // prompt that is all code has no title ("").
 func Title(s string) string {
 	var lo, cs string
-	fence := ""
+	var fence codeFence
 	for raw := range strings.Lines(s) {
 		t := strings.TrimSpace(raw)
-		if f := fenceMark(t); f != "" {
-			if fence == "" {
-				fence = f
-			} else if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
+		if fence.marker(t) {
 			continue
 		}
-		if t == "" || fence != "" {
+		if t == "" || fence.open != "" {
 			continue
 		}
 		if len(t) > titleScanBytes { // a title needs the first 80 characters and the openings before them
