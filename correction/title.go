@@ -80,3 +80,17 @@ func Title(s string) string {
 	}
 	return t
 }
+
+// Title is the title of the learning a correction becomes: "Use X instead of Y" when the
+// prompt names both, "Use X" when it names only the alternative, else the prompt's own
+// title. The hook and the drain both title corrections with it, so that the drain finds the
+// hook's learning of the same correction as a duplicate.
+func (v Verdict) Title(prompt string) string {
+	switch {
+	case v.Instead != "" && v.Avoid != "":
+		return Title("Use " + v.Instead + " instead of " + v.Avoid)
+	case v.Instead != "":
+		return Title("Use " + v.Instead)
+	}
+	return Title(prompt)
+}

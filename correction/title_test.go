@@ -34,3 +34,22 @@ func TestTitle(t *testing.T) {
 		t.Errorf("long title: %d runes %q", utf8.RuneCountInString(long), long)
 	}
 }
+
+func TestVerdictTitle(t *testing.T) {
+	for _, tc := range []struct {
+		v      Verdict
+		prompt string
+		want   string
+	}{
+		{Verdict{Instead: "pnpm", Avoid: "npm"}, "no, use pnpm instead of npm", "Use pnpm instead of npm"},
+		{Verdict{Instead: "`uv`", Avoid: "pip"}, "nope", "Use `uv` instead of pip"},
+		{Verdict{Instead: "the v2 client"}, "no, the v2 client", "Use the v2 client"},
+		{Verdict{Avoid: "sudo"}, "Nope. Don't use sudo!", "Don't use sudo"},
+		{Verdict{}, "wrong, the port is 8443", "The port is 8443"},
+		{Verdict{}, "```\ncode only\n```", ""},
+	} {
+		if got := tc.v.Title(tc.prompt); got != tc.want {
+			t.Errorf("%+v.Title(%q) = %q, want %q", tc.v, tc.prompt, got, tc.want)
+		}
+	}
+}

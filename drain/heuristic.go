@@ -248,13 +248,7 @@ func correctionProposal(notes []queue.Note, turns []turn, ti int, c correction.V
 	prompt := notes[t.prompt].Text
 	// The title the hook gives the same correction, so that its low-confidence learning is
 	// found as a duplicate.
-	title := correction.Title(prompt)
-	switch {
-	case c.Instead != "" && c.Avoid != "":
-		title = correction.Title("Use " + c.Instead + " instead of " + c.Avoid)
-	case c.Instead != "":
-		title = correction.Title("Use " + c.Instead)
-	}
+	title := c.Title(prompt)
 	if title == "" {
 		return Proposal{}, false
 	}

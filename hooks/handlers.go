@@ -77,14 +77,7 @@ func (e *event) onPrompt(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	title := correction.Title(prompt)
-	switch {
-	case c.Instead != "" && c.Avoid != "":
-		title = correction.Title("Use " + c.Instead + " instead of " + c.Avoid)
-	case c.Instead != "":
-		title = correction.Title("Use " + c.Instead)
-	}
-	l := e.newLearning(title, learnings.KindCorrection, learnings.ConfidenceLow)
+	l := e.newLearning(c.Title(prompt), learnings.KindCorrection, learnings.ConfidenceLow)
 	var b strings.Builder
 	fmt.Fprintf(&b, "After `%s` failed", w.Tool)
 	if w.Input != "" {
