@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reflect-memory/reflect/correction"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/recall"
@@ -60,8 +61,8 @@ func (e *event) onPrompt(ctx context.Context) error {
 	if prompt == "" {
 		return nil
 	}
-	if note, ok := RememberNote(prompt); ok {
-		l := e.newLearning(TitleFromNote(note), learnings.KindRule, learnings.ConfidenceMedium)
+	if note, ok := correction.Remember(prompt); ok {
+		l := e.newLearning(correction.Title(note), learnings.KindRule, learnings.ConfidenceMedium)
 		l.Body = note + "\n\n" + e.said() + "\n"
 		return e.commitLearning(ctx, l, "remember")
 	}
@@ -73,18 +74,11 @@ func (e *event) onPrompt(ctx context.Context) error {
 	if json.Unmarshal(data, &w) != nil || e.now.After(w.Until) {
 		return nil
 	}
-	c, ok := ClassifyCorrection(prompt)
+	c, ok := correction.Classify(prompt)
 	if !ok {
 		return nil
 	}
-	title := TitleFromNote(prompt)
-	switch {
-	case c.Instead != "" && c.Avoid != "":
-		title = TitleFromNote("Use " + c.Instead + " instead of " + c.Avoid)
-	case c.Instead != "":
-		title = TitleFromNote("Use " + c.Instead)
-	}
-	l := e.newLearning(title, learnings.KindCorrection, learnings.ConfidenceLow)
+	l := e.newLearning(c.Title(prompt), learnings.KindCorrection, learnings.ConfidenceLow)
 	var b strings.Builder
 	fmt.Fprintf(&b, "After `%s` failed", w.Tool)
 	if w.Input != "" {

@@ -1,14 +1,13 @@
-package hooks
+package correction
 
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
-// correctionPositives are prompts that correct what the agent just did, with
+// classifyPositives are prompts that correct what the agent just did, with
 // the alternative and the thing to avoid that each one names ("" when none).
-var correctionPositives = []struct {
+var classifyPositives = []struct {
 	prompt, instead, avoid string
 }{
 	{"no, use pnpm instead of npm", "pnpm", "npm"},
@@ -106,8 +105,8 @@ var correctionPositives = []struct {
 	{"```\n$ npm install\nnpm ERR! 404\n```\nno, use pnpm", "pnpm", ""},
 }
 
-// correctionNegatives must not read as corrections.
-var correctionNegatives = []string{
+// classifyNegatives must not read as corrections.
+var classifyNegatives = []string{
 	// Ordinary requests.
 	"use pnpm to install deps",
 	"can you add a test",
@@ -186,37 +185,37 @@ var correctionNegatives = []string{
 	"   \n\t\n",
 }
 
-func TestClassifyCorrectionPositives(t *testing.T) {
-	for _, tc := range correctionPositives {
-		c, ok := ClassifyCorrection(tc.prompt)
+func TestClassifyPositives(t *testing.T) {
+	for _, tc := range classifyPositives {
+		c, ok := Classify(tc.prompt)
 		if !ok {
-			t.Errorf("ClassifyCorrection(%q) = not a correction (score %.2f, cue %q)", tc.prompt, c.Score, c.Cue)
+			t.Errorf("Classify(%q) = not a correction (score %.2f, cue %q)", tc.prompt, c.Score, c.Cue)
 			continue
 		}
-		if c.Score < correctionThreshold || c.Score > 1 || c.Cue == "" {
-			t.Errorf("ClassifyCorrection(%q): score %.2f cue %q", tc.prompt, c.Score, c.Cue)
+		if c.Score < threshold || c.Score > 1 || c.Cue == "" {
+			t.Errorf("Classify(%q): score %.2f cue %q", tc.prompt, c.Score, c.Cue)
 		}
 		if c.Instead != tc.instead || c.Avoid != tc.avoid {
-			t.Errorf("ClassifyCorrection(%q): Instead %q Avoid %q, want %q %q", tc.prompt, c.Instead, c.Avoid, tc.instead, tc.avoid)
+			t.Errorf("Classify(%q): Instead %q Avoid %q, want %q %q", tc.prompt, c.Instead, c.Avoid, tc.instead, tc.avoid)
 		}
 	}
 }
 
-func TestClassifyCorrectionNegatives(t *testing.T) {
-	for _, p := range correctionNegatives {
-		if c, ok := ClassifyCorrection(p); ok || c.Score >= correctionThreshold {
-			t.Errorf("ClassifyCorrection(%q) = correction (score %.2f, cue %q)", p, c.Score, c.Cue)
+func TestClassifyNegatives(t *testing.T) {
+	for _, p := range classifyNegatives {
+		if c, ok := Classify(p); ok || c.Score >= threshold {
+			t.Errorf("Classify(%q) = correction (score %.2f, cue %q)", p, c.Score, c.Cue)
 		}
 	}
 }
 
-func TestClassifyCorrectionCounts(t *testing.T) {
-	if len(correctionPositives) < 40 || len(correctionNegatives) < 40 {
-		t.Fatalf("%d positives, %d negatives: the tables are the spec, keep at least 40 of each", len(correctionPositives), len(correctionNegatives))
+func TestClassifyCounts(t *testing.T) {
+	if len(classifyPositives) < 40 || len(classifyNegatives) < 40 {
+		t.Fatalf("%d positives, %d negatives: the tables are the spec, keep at least 40 of each", len(classifyPositives), len(classifyNegatives))
 	}
 }
 
-func TestClassifyCorrectionCues(t *testing.T) {
+func TestClassifyCues(t *testing.T) {
 	for _, tc := range []struct{ prompt, cue string }{
 		{"no, use pnpm instead of npm", "use … instead"},
 		{"don't use sudo", "don't …"},
@@ -224,182 +223,40 @@ func TestClassifyCorrectionCues(t *testing.T) {
 		{"nope", "nope"},
 		{"actually, use pnpm", "actually, use …"},
 	} {
-		if c, _ := ClassifyCorrection(tc.prompt); c.Cue != tc.cue {
-			t.Errorf("ClassifyCorrection(%q).Cue = %q, want %q", tc.prompt, c.Cue, tc.cue)
+		if c, _ := Classify(tc.prompt); c.Cue != tc.cue {
+			t.Errorf("Classify(%q).Cue = %q, want %q", tc.prompt, c.Cue, tc.cue)
 		}
 	}
 }
 
 // Weak cues only count together: "actually," alone is not a correction.
-func TestClassifyCorrectionWeakCues(t *testing.T) {
+func TestClassifyWeakCues(t *testing.T) {
 	for _, p := range []string{"actually, can you also add a test?", "actually the docs are fine", "that didn't work", "ugh"} {
-		if c, ok := ClassifyCorrection(p); ok {
-			t.Errorf("ClassifyCorrection(%q) = correction (%.2f %q); a weak cue alone must not be", p, c.Score, c.Cue)
+		if c, ok := Classify(p); ok {
+			t.Errorf("Classify(%q) = correction (%.2f %q); a weak cue alone must not be", p, c.Score, c.Cue)
 		}
 	}
 	for _, p := range []string{"actually, use pnpm", "that didn't work, use the v2 endpoint instead", "ugh, you forgot the flag"} {
-		if c, ok := ClassifyCorrection(p); !ok {
-			t.Errorf("ClassifyCorrection(%q) = not a correction (%.2f %q)", p, c.Score, c.Cue)
+		if c, ok := Classify(p); !ok {
+			t.Errorf("Classify(%q) = not a correction (%.2f %q)", p, c.Score, c.Cue)
 		}
 	}
 }
 
 // Only the first two non-empty lines and 400 bytes are read.
-func TestClassifyCorrectionHead(t *testing.T) {
+func TestClassifyHead(t *testing.T) {
 	long := "here is the output\n" + strings.Repeat("ok 1 - passes\n", 3) + "no, that's wrong, don't use npm"
-	if _, ok := ClassifyCorrection(long); ok {
+	if _, ok := Classify(long); ok {
 		t.Errorf("a cue on line 5 counted")
 	}
 	wide := "please summarise " + strings.Repeat("x", 400) + " don't use npm"
-	if _, ok := ClassifyCorrection(wide); ok {
+	if _, ok := Classify(wide); ok {
 		t.Errorf("a cue after 400 bytes counted")
 	}
 	second := "hmm\nthat's wrong, the port is 8443"
-	if _, ok := ClassifyCorrection(second); !ok {
+	if _, ok := Classify(second); !ok {
 		t.Errorf("a cue on the second line did not count")
 	}
-}
-
-var rememberPositives = []struct{ prompt, note string }{
-	{"remember: we deploy from the release branch only", "we deploy from the release branch only"},
-	{"Remember that the staging DB is read-only.", "the staging DB is read-only."},
-	{"please remember the API keys live in 1Password, not in .env", "the API keys live in 1Password, not in .env"},
-	{"note for the future: integration tests need docker running", "integration tests need docker running"},
-	{"Note to self: the cache TTL is 5 minutes", "the cache TTL is 5 minutes"},
-	{"from now on, use pnpm in this repo", "use pnpm in this repo"},
-	{"From now on use `slog` instead of `log`. Also fix the test.", "use `slog` instead of `log`."},
-	{"going forward, put new handlers in internal/api", "put new handlers in internal/api"},
-	{"for future reference, the CI runner is arm64", "the CI runner is arm64"},
-	{"fix the flaky test, and remember that CI runs with -race", "CI runs with -race"},
-	{"Looks good. Remember, the public API must stay backwards compatible", "the public API must stay backwards compatible"},
-	{"- remember: staging uses a self-signed cert", "staging uses a self-signed cert"},
-	{"next time, ask before deleting files", "ask before deleting files"},
-	// "remember to" with a standing marker.
-	{"remember to run go generate before every commit", "run go generate before every commit"},
-	// A marker that ends its line takes the next line, or the list under it.
-	{"remember:\n- use pnpm\n- run tests with -race\n\nnow fix the bug", "use pnpm; run tests with -race"},
-	{"Note for the future:\n\nthe e2e suite needs `make up` first. It takes a minute.", "the e2e suite needs `make up` first."},
-	// Standing instructions keep their "always"/"never".
-	{"Always run `go vet` before committing", "Always run `go vet` before committing"},
-	{"never edit files under gen/ by hand", "never edit files under gen/ by hand"},
-	{"please always squash before merging", "always squash before merging"},
-	{"Fix the import. Never use dot imports in this repo.", "Never use dot imports in this repo."},
-}
-
-var rememberNegatives = []string{
-	"do you remember the API?",
-	"I can't remember the flag name",
-	"I don't remember how this works",
-	"the cache should remember the last value",
-	"make the widget remember its position",
-	"remember to free the buffer in the loop", // a task reminder, not a standing note
-	"add a 'remember me' checkbox to the login form",
-	"Remember when we fixed the flaky test? Do the same here",
-	"remember the retry helper we wrote?",
-	"the counter should count from now on",
-	"note: this file is generated",
-	"it always fails on CI",
-	"Always-on logging is too noisy",
-	"Always returns nil when the input is empty, fix that", // describes code
-	"the retry should always back off",
-	"never mind, I'll do it",
-	"`remember: true` in the config enables the cache",
-	"```\nremember: this is in a code block\n```\nfix it",
-	"remember",
-	"remember:",
-	"remembering the old API was painful",
-	"In future versions we might drop v1",
-	"set the remember_me cookie to 30 days",
-	"",
-}
-
-func TestRememberNote(t *testing.T) {
-	if len(rememberPositives) < 12 || len(rememberNegatives) < 12 {
-		t.Fatalf("%d positives, %d negatives: keep at least 12 of each", len(rememberPositives), len(rememberNegatives))
-	}
-	for _, tc := range rememberPositives {
-		if n, ok := RememberNote(tc.prompt); !ok || n != tc.note {
-			t.Errorf("RememberNote(%q) = %q, %v; want %q", tc.prompt, n, ok, tc.note)
-		}
-	}
-	for _, p := range rememberNegatives {
-		if n, ok := RememberNote(p); ok {
-			t.Errorf("RememberNote(%q) = %q, want none", p, n)
-		}
-	}
-}
-
-func TestRememberNoteLength(t *testing.T) {
-	n, ok := RememberNote("remember: " + strings.Repeat("the build cache must be warmed ", 40))
-	if !ok || utf8.RuneCountInString(n) > rememberNoteMax || !strings.HasSuffix(n, "…") {
-		t.Errorf("long note: %d runes, %v, %q", utf8.RuneCountInString(n), ok, n)
-	}
-}
-
-func TestTitleFromNote(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"no, use pnpm instead of npm", "Use pnpm instead of npm"},
-		{"remember: we deploy from the release branch only.", "We deploy from the release branch only"},
-		{"Nope. Don't use sudo!", "Don't use sudo"},
-		{"please don't run the migrations against prod", "Don't run the migrations against prod"},
-		{"the staging db is read-only", "The staging db is read-only"},
-		{"no need to mock the database", "No need to mock the database"},
-		{"## Remember that the API is v2.\nmore text", "The API is v2"},
-		{"`go test` must pass. Also x.", "`go test` must pass"},
-		{"ünïcode first letter", "Ünïcode first letter"},
-		{"wrong, the port is 8443", "The port is 8443"},
-		{"from now on, use pnpm", "Use pnpm"},
-		{"\n\n  actually, put it in the handler.\nand more", "Put it in the handler"},
-		{"Use e.g. the v2 client. Then test.", "Use e.g. the v2 client"},
-		{"", ""},
-		{"   \n\n", ""},
-		{"...", ""},
-	} {
-		if got := TitleFromNote(tc.in); got != tc.want {
-			t.Errorf("TitleFromNote(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	long := TitleFromNote(strings.Repeat("very long words here ", 10))
-	if utf8.RuneCountInString(long) > titleMax || !strings.HasSuffix(long, "…") || !strings.HasPrefix(long, "Very") {
-		t.Errorf("long title: %d runes %q", utf8.RuneCountInString(long), long)
-	}
-}
-
-func FuzzClassifyCorrection(f *testing.F) {
-	for _, tc := range correctionPositives {
-		f.Add(tc.prompt)
-	}
-	for _, p := range correctionNegatives {
-		f.Add(p)
-	}
-	for _, tc := range rememberPositives {
-		f.Add(tc.prompt)
-	}
-	f.Add("no,\n`")
-	f.Add("not ``, `")
-	f.Add("İnstead of İ use ı, not \xff")
-	f.Fuzz(func(t *testing.T, prompt string) {
-		c, ok := ClassifyCorrection(prompt)
-		if c.Score < 0 || c.Score > 1 || ok != (c.Score >= correctionThreshold) {
-			t.Fatalf("score %v ok %v", c.Score, ok)
-		}
-		if !ok && (c.Instead != "" || c.Avoid != "") {
-			t.Fatalf("extraction without a correction: %+v", c)
-		}
-		if utf8.ValidString(prompt) && (!utf8.ValidString(c.Instead) || !utf8.ValidString(c.Avoid)) {
-			t.Fatalf("invalid UTF-8 out of valid input: %+v", c)
-		}
-		if n, ok := RememberNote(prompt); ok && (n == "" || utf8.RuneCountInString(n) > rememberNoteMax) {
-			t.Fatalf("note %q", n)
-		}
-		title := TitleFromNote(prompt)
-		if utf8.RuneCountInString(title) > titleMax || strings.HasSuffix(title, ".") || strings.ContainsRune(title, '\n') {
-			t.Fatalf("title %q", title)
-		}
-		if utf8.ValidString(prompt) && !utf8.ValidString(title) {
-			t.Fatalf("title %q is not UTF-8", title)
-		}
-	})
 }
 
 // benchPrompts are 2 KB prompts: a correction followed by a pasted log, a log
@@ -414,36 +271,23 @@ func benchPrompts() []struct{ name, prompt string } {
 	}
 }
 
-func BenchmarkClassifyCorrection(b *testing.B) {
+func BenchmarkClassify(b *testing.B) {
 	for _, p := range benchPrompts() {
 		b.Run(p.name, func(b *testing.B) {
 			b.SetBytes(int64(len(p.prompt)))
 			b.ReportAllocs()
 			for b.Loop() {
-				ClassifyCorrection(p.prompt)
+				Classify(p.prompt)
 			}
 		})
 	}
 }
 
-func BenchmarkRememberNote(b *testing.B) {
-	for _, p := range append(benchPrompts(), struct{ name, prompt string }{"note-at-end",
-		(strings.Repeat("2024-05-01T10:00:00Z ERROR handler: something went wrong\n", 40))[:1990] + "\nremember: CI needs docker"}) {
-		b.Run(p.name, func(b *testing.B) {
-			b.SetBytes(int64(len(p.prompt)))
-			b.ReportAllocs()
-			for b.Loop() {
-				RememberNote(p.prompt)
-			}
-		})
+func TestCueTable(t *testing.T) {
+	if len(cues) > maxCues {
+		t.Fatalf("%d cues, maxCues is %d", len(cues), maxCues)
 	}
-}
-
-func TestCorrCueTable(t *testing.T) {
-	if len(corrCues) > corrMaxCues {
-		t.Fatalf("%d cues, corrMaxCues is %d", len(corrCues), corrMaxCues)
-	}
-	for i, c := range corrCues {
+	for i, c := range cues {
 		if len(c.anchors) == 0 || c.re == nil || c.w <= 0 || c.w >= 1 || !c.neg && c.label == "" {
 			t.Errorf("cue %d (%q) is incomplete", i, c.label)
 		}
@@ -456,15 +300,15 @@ func TestCorrCueTable(t *testing.T) {
 }
 
 // The cue tables are shared by every hook process's goroutines: read-only.
-func TestClassifyCorrectionConcurrent(t *testing.T) {
+func TestClassifyConcurrent(t *testing.T) {
 	done := make(chan bool)
 	for g := 0; g < 4; g++ {
 		go func() {
-			for _, tc := range correctionPositives {
-				if _, ok := ClassifyCorrection(tc.prompt); !ok {
-					t.Errorf("ClassifyCorrection(%q) changed under concurrency", tc.prompt)
+			for _, tc := range classifyPositives {
+				if _, ok := Classify(tc.prompt); !ok {
+					t.Errorf("Classify(%q) changed under concurrency", tc.prompt)
 				}
-				RememberNote(tc.prompt)
+				Remember(tc.prompt)
 			}
 			done <- true
 		}()
