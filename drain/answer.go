@@ -234,6 +234,7 @@ type wireProposal struct {
 	Tags        looseList `json:"tags"`
 	Entities    looseList `json:"entities"`
 	Files       looseList `json:"files"`
+	Triggers    looseList `json:"triggers"`
 	Global      looseBool `json:"global"`
 	DuplicateOf string    `json:"duplicate_of"`
 	Supersedes  looseList `json:"supersedes"`
@@ -251,6 +252,7 @@ func checkProposal(raw json.RawMessage) (Proposal, error) {
 		Tags:     cleanItems(w.Tags),
 		Entities: cleanItems(w.Entities),
 		Files:    cleanItems(w.Files),
+		Triggers: cleanItems(w.Triggers),
 		Global:   bool(w.Global),
 	}
 	if p.Title == "" {

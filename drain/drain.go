@@ -21,6 +21,9 @@ type Proposal struct {
 	Tags       []string `json:"tags,omitempty"`
 	Entities   []string `json:"entities,omitempty"`
 	Files      []string `json:"files,omitempty"`
+	// Triggers are the words the lesson will be asked for by: error strings, identifiers,
+	// commands, the task it applies to.
+	Triggers []string `json:"triggers,omitempty"`
 	// Global: the lesson applies to every project, not only the entry's.
 	Global bool `json:"global,omitempty"`
 	// DuplicateOf is the id of an existing learning that already says this.
@@ -38,7 +41,7 @@ type Proposal struct {
 // it answers goes into learnings, tags and commit subjects.
 func (p *Proposal) redact() {
 	p.Title, p.Body = redact.String(p.Title), redact.String(p.Body)
-	for _, list := range [][]string{p.Tags, p.Entities, p.Files} {
+	for _, list := range [][]string{p.Tags, p.Entities, p.Files, p.Triggers} {
 		for i := range list {
 			list[i] = redact.String(list[i])
 		}

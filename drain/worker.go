@@ -407,7 +407,7 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 			if l.Confidence == "" {
 				l.Confidence = learnings.ConfidenceMedium
 			}
-			l.Tags, l.Entities, l.Body = p.Tags, p.Entities, strings.TrimSpace(p.Body)+"\n"
+			l.Tags, l.Entities, l.Triggers, l.Body = p.Tags, p.Entities, p.Triggers, strings.TrimSpace(p.Body)+"\n"
 			l.Source = learnings.Source{Harness: e.Harness, Session: e.Session, Trigger: e.Trigger,
 				Machine: e.Machine, Commit: e.Commit, Files: p.Files}
 			if l.Source.Machine == "" {
@@ -542,12 +542,13 @@ func (w *worker) merge(tx *gitstore.Tx, p Proposal, paths map[string]string, e *
 }
 
 // seenAgain bumps an existing learning's seen count and merges what the new sighting adds
-// (tags, entities, files), in place: the person's text and comments stay as they are.
+// (tags, entities, triggers, files), in place: the person's text and comments stay as they are.
 func seenAgain(tx *gitstore.Tx, path string, l *learnings.Learning, p Proposal, now time.Time) error {
 	l.Seen++
 	l.Updated = now.UTC().Truncate(time.Second)
 	l.Tags = union(l.Tags, p.Tags)
 	l.Entities = union(l.Entities, p.Entities)
+	l.Triggers = union(l.Triggers, p.Triggers)
 	l.Source.Files = union(l.Source.Files, p.Files)
 	data, err := l.Render()
 	if err != nil {
