@@ -19,11 +19,25 @@ type fixChain struct {
 	conf     string
 }
 
+func viewOf(n queue.Note) noteView { return noteView{input: n.Input, text: n.Text, exit: n.ExitCode} }
+
+// isFailure reports whether a failure note is a failed attempt: not a call the user refused,
+// not a shell lookup whose non-zero exit is its answer (benignExit).
+func isFailure(n queue.Note) bool {
+	if n.Kind != queue.NoteFailure || isRejection(n) {
+		return false
+	}
+	return !shellTool(n.Tool) || !benignExit(viewOf(n))
+}
+
 // findFix follows a failed shell command through its followups: a followup call of the same
-// tool that failed in turn continues the chain, one that did not fail ends it with a fix.
+// tool that failed in turn continues the chain when it is another try at the same thing,
+// one that did not fail ends it with a fix — when it is evidently another try at what failed
+// (related), not the same command again (a flake, a wait), not the failed command rerun with
+// more checks after it (the fix was in between), not a narrower look-up of it.
 func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 	f0 := notes[first]
-	if !shellTool(f0.Tool) || isRejection(f0) || strings.TrimSpace(f0.Input) == "" {
+	if !shellTool(f0.Tool) || !isFailure(f0) || strings.TrimSpace(f0.Input) == "" {
 		return nil, false
 	}
 	fc := &fixChain{failures: []int{first}}
@@ -38,6 +52,16 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 		if in == "" {
 			return nil, false
 		}
+		evident := false
+		for _, f := range fc.failures {
+			if related(viewOf(notes[f]), in) {
+				evident = true
+				break
+			}
+		}
+		if !evident {
+			return nil, false
+		}
 		failedAt := -1
 		for j := next + 1; j < t.to; j++ {
 			if n := notes[j]; n.Kind == queue.NoteFailure && n.Tool == fu.Tool && strings.TrimSpace(n.Input) == in {
@@ -46,19 +70,20 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 			}
 		}
 		if failedAt < 0 {
-			if in == strings.TrimSpace(f0.Input) {
-				return nil, false // the same command again: flaky, not a fix
+			prev := strings.TrimSpace(notes[cur].Input)
+			if in == strings.TrimSpace(f0.Input) || rerun(prev, in) || rerunPlus(prev, in) || lookup(prev, in) {
+				return nil, false
 			}
 			fc.success, fc.conf = next, "medium"
 			for j := next + 1; j < t.to; j++ {
-				if n := notes[j]; n.Kind == queue.NoteFailure && n.Tool == fu.Tool {
+				if n := notes[j]; n.Tool == fu.Tool && isFailure(n) {
 					fc.conf = "low" // something of the kind still fails: the fix is not clear
 					break
 				}
 			}
 			return fc, true
 		}
-		if isRejection(notes[failedAt]) {
+		if !isFailure(notes[failedAt]) {
 			return nil, false
 		}
 		fc.failures = append(fc.failures, failedAt)
@@ -81,13 +106,27 @@ func fixProposal(notes []queue.Note, fc *fixChain) Proposal {
 	}
 	col.command(w.Tool, w.Input)
 	fmt.Fprintf(&b, "\nThis worked instead:\n\n%s\n", fence(w.Input))
-
-	title := code(clipLine(f0.Input, hTitleCmd)) + " fails; " + code(clipLine(w.Input, hTitleCmd)) + " works"
-	title = clipWords(title, hFixTitleMax)
 	return Proposal{
-		Title: title, Body: b.String(), Kind: "fix", Confidence: fc.conf,
+		Title: fixTitle(f0, w), Body: b.String(), Kind: "fix", Confidence: fc.conf,
 		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, evidence: true,
+		Triggers: fixTriggers(notes, fc),
 	}
+}
+
+// fixTitle says the lesson of a fix in one line: a missing program and what did the job, a
+// setup step the command needs first, or the command that failed and the one that worked.
+func fixTitle(failed, worked queue.Note) string {
+	f, w := strings.TrimSpace(failed.Input), strings.TrimSpace(worked.Input)
+	var title string
+	switch {
+	case missingProgram(viewOf(failed)) != "":
+		title = code(missingProgram(viewOf(failed))) + " is not installed here; " + code(clipLine(w, hTitleWorked)) + " works instead"
+	case setupFirst(f, w) != "":
+		title = code(clipLine(f, hTitleCmd)) + " needs " + code(clipLine(setupFirst(f, w), hTitleWorked)) + " first"
+	default:
+		title = code(clipLine(f, hTitleCmd)) + " fails; " + code(clipLine(w, hTitleWorked)) + " works"
+	}
+	return clipWords(title, hFixTitleMax)
 }
 
 // failureLine says what failed in one line: the command (or tool), the exit code, and the

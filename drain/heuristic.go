@@ -55,8 +55,9 @@ func (heuristic) Extract(_ context.Context, in Input) ([]Proposal, Usage, error)
 
 // Bounds of what a proposal shows.
 const (
-	hTitleCmd     = 40  // runes of a command in a fix title
-	hFixTitleMax  = 100 // runes of a fix title
+	hTitleCmd     = 48  // runes of the failed command in a fix title
+	hTitleWorked  = 56  // runes of the command that worked in a fix title
+	hFixTitleMax  = 120 // runes of a fix title
 	hBodyCmd      = 160 // runes of a command in a body
 	hBodyLine     = 200 // runes of an output line in a body
 	hBodySaid     = 400 // runes of the user's words in a body
@@ -119,45 +120,55 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 		}
 	}
 
-	consumed := map[int]bool{} // failures whose lesson a correction carries
+	consumed := map[int]bool{} // failures whose lesson a correction or a hook's rule carries
 	for ti, t := range turns {
 		if t.prompt < 0 {
 			continue
 		}
-		prompt := notes[t.prompt].Text
-		if note, ok := correction.Remember(prompt); ok {
+		pn := notes[t.prompt]
+		note, remembered := correction.Remember(pn.Text)
+		if remembered {
 			if p, ok := ruleProposal(note); ok {
 				out = append(out, anchored{t.prompt, p})
 			}
-			continue
-		}
-		if ti == 0 {
-			continue
-		}
-		prev := turns[ti-1]
-		var fails []int
-		for i := prev.from; i < prev.to; i++ {
-			if notes[i].Kind == queue.NoteFailure {
-				fails = append(fails, i)
+		} else if ti > 0 {
+			if fails := turnFailures(notes, turns[ti-1]); len(fails) > 0 {
+				if c, ok := correction.Classify(pn.Text); ok {
+					if p, ok := correctionProposal(notes, turns, ti, c, fails, fixes); ok {
+						out = append(out, anchored{t.prompt, p})
+						for _, f := range fails {
+							consumed[f] = true
+						}
+						continue // the correction quotes the prompt whole
+					}
+				}
 			}
 		}
-		if len(fails) == 0 {
-			continue
-		}
-		c, ok := correction.Classify(prompt)
-		if !ok {
-			continue
-		}
-		if p, ok := correctionProposal(notes, turns, ti, c, fails, fixes); ok {
+		for _, p := range promptStatements(pn, note) {
 			out = append(out, anchored{t.prompt, p})
-			for _, f := range fails {
-				consumed[f] = true
-			}
 		}
 	}
 
 	for _, t := range turns {
 		for i := t.from; i < t.to; i++ {
+			n := notes[i]
+			switch {
+			case n.Kind == noteHook:
+				if p, ok := stopHookRule(n); ok {
+					out = append(out, anchored{i, p})
+				}
+				continue
+			case n.Kind != queue.NoteFailure || consumed[i] || inChain[i] && fixes[i] == nil:
+				continue
+			}
+			if p, ok := hookRule(notes, i, fixes[i]); ok {
+				out = append(out, anchored{i, p})
+				continue
+			}
+			if p, ok := readTooLarge(notes, t, i); ok {
+				out = append(out, anchored{i, p})
+				continue
+			}
 			fc := fixes[i]
 			if fc == nil || slices.ContainsFunc(fc.failures, func(f int) bool { return consumed[f] }) {
 				continue
@@ -171,6 +182,17 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 	return mergeSimilar(out)
 }
 
+// turnFailures are the failed attempts of a turn, and the calls the user refused in it.
+func turnFailures(notes []queue.Note, t turn) []int {
+	var out []int
+	for i := t.from; i < t.to; i++ {
+		if n := notes[i]; n.Kind == queue.NoteFailure && (isRejection(n) || isFailure(n)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 func ruleProposal(note string) (Proposal, bool) {
 	title := correction.Title(note)
 	if title == "" {
@@ -181,6 +203,7 @@ func ruleProposal(note string) (Proposal, bool) {
 	return Proposal{
 		Title: title, Body: strings.TrimSpace(note) + "\n", Kind: "rule", Confidence: "high",
 		Tags: c.tagList(), Entities: c.entities(), Files: c.files.list, Global: saysGlobal(note),
+		Triggers: proseTriggers(note),
 	}, true
 }
 

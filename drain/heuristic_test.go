@@ -272,12 +272,73 @@ func TestHeuristicSessions(t *testing.T) {
 		name: "failure then fix",
 		notes: []queue.Note{
 			prompt("build the docs"),
+			failed("Bash", "npm run docs", "npm error Missing script: \"docs\"", 1),
+			ran("Bash", "npm run docs:build"),
+			conclusion("The docs are built in site/."),
+		},
+		want: []wantProposal{{title: "`npm run docs` fails; `npm run docs:build` works", kind: "fix", conf: "medium", tags: []string{"npm", "build"},
+			body: []string{"`npm run docs` (Bash, exit code 1): `npm error Missing script: \"docs\"`", "npm run docs:build"}}},
+	}, {
+		name: "a pair only plausibly related is no fix",
+		notes: []queue.Note{
+			prompt("build the docs"),
 			failed("Bash", "make docs", "make: *** No rule to make target 'docs'.  Stop.", 2),
 			ran("Bash", "npm run docs:build"),
 			conclusion("The docs are built in site/."),
 		},
-		want: []wantProposal{{title: "`make docs` fails; `npm run docs:build` works", kind: "fix", conf: "medium", tags: []string{"make", "npm", "build"},
-			body: []string{"`make docs` (Bash, exit code 2): `make: *** No rule to make target 'docs'.  Stop.`", "npm run docs:build"}}},
+	}, {
+		name: "unrelated commands in sequence are no fix",
+		notes: []queue.Note{
+			prompt("which sessions did I run yesterday?"),
+			failed("Bash", "stat -f '%Sm %N' ~/.claude/projects/*/*.jsonl | sort | tail -5", "stat: cannot read file system information for '%Sm %N': No such file or directory", 1),
+			ran("Bash", "tail -100 ~/.claude/history.jsonl | grep -i session"),
+			conclusion("Three projects."),
+		},
+	}, {
+		name: "a lookup that found nothing is no failure",
+		notes: []queue.Note{
+			prompt("remove the legacy id"),
+			failed("Bash", `grep -rn "legacy_id" internal/`, "", 1),
+			ran("Bash", "go build ./... && go test ./..."),
+			conclusion("Removed."),
+			prompt("ok, and never use legacy ids again"),
+			conclusion("Noted."),
+		},
+		want: []wantProposal{{title: "Never use legacy ids again", kind: "rule", conf: "medium"}},
+	}, {
+		name: "a setup step first",
+		notes: []queue.Note{
+			prompt("run the tests"),
+			failed("Bash", "go test ./...", `statement_test.go:22: open test db: pq: database "ledger_test" does not exist`, 1),
+			ran("Bash", "make test-db && go test ./..."),
+			conclusion("All pass."),
+		},
+		want: []wantProposal{{title: "`go test ./...` needs `make test-db` first", kind: "fix", conf: "medium"}},
+	}, {
+		name: "a missing program",
+		notes: []queue.Note{
+			prompt("find the flag"),
+			failed("Bash", `rg -n "newCheckout" src/`, "/bin/bash: line 1: rg: command not found", 127),
+			ran("Bash", `grep -rn "newCheckout" src/`),
+			conclusion("Found in src/flags.ts."),
+		},
+		want: []wantProposal{{title: "`rg` is not installed here; `grep -rn \"newCheckout\" src/` works instead", kind: "fix", conf: "medium"}},
+	}, {
+		name: "a rerun after a wait is no fix",
+		notes: []queue.Note{
+			prompt("start it and check"),
+			failed("exec_command", "docker compose up -d api && curl -sS http://localhost:8080/healthz", "curl: (7) Failed to connect", 7),
+			ran("exec_command", "sleep 5 && curl -sS http://localhost:8080/healthz"),
+			conclusion("Up."),
+		},
+	}, {
+		name: "a rerun with more checks after it is no fix",
+		notes: []queue.Note{
+			prompt("lint it"),
+			failed("exec_command", "cargo clippy -- -D warnings", "error: this `if` has identical blocks", 101),
+			ran("exec_command", "cargo clippy -- -D warnings && cargo test"),
+			conclusion("Clean."),
+		},
 	}, {
 		name: "fix after a failed retry, still failing later",
 		notes: []queue.Note{
@@ -289,7 +350,7 @@ func TestHeuristicSessions(t *testing.T) {
 			failed("exec_command", "pnpm lint", "1 problem", 1),
 			conclusion("The e2e tests pass with the dev server running; lint still reports one problem."),
 		},
-		want: []wantProposal{{title: "`npx playwright test` fails; `pnpm dev & npx playwright test --projec…` works", kind: "fix", conf: "low",
+		want: []wantProposal{{title: "`npx playwright test` fails; `pnpm dev & npx playwright test --project=chromium` works", kind: "fix", conf: "low",
 			body: []string{"Executable doesn't exist", "Then `npx playwright test --project=chromium`", "ERR_CONNECTION_REFUSED"},
 			tags: []string{"playwright", "pnpm", "tests"}}},
 	}, {

@@ -1,0 +1,207 @@
+package drain
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSplitShell(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want []string // each simple command's words joined by spaces, then its operator
+	}{
+		{`go test ./...`, []string{"go test ./..."}},
+		{`make test-db && go test ./...`, []string{"make test-db &&", "go test ./..."}},
+		{`grep -rn "new Checkout" src/ | head -5`, []string{"grep -rn new Checkout src/ |", "head -5"}},
+		{`go run ./cmd/x > /tmp/out.txt 2>&1; diff -u a.golden /tmp/out.txt`, []string{"go run ./cmd/x ;", "diff -u a.golden /tmp/out.txt"}},
+		{`echo 'a && b' || true`, []string{"echo a && b ||", "true"}},
+		{`STRIPE_KEY="$(op read 'op://x/y')" npm run test:int`, []string{"STRIPE_KEY=$(op read 'op://x/y') npm run test:int"}},
+		{`cd backend && python scripts/seed.py --reset`, []string{"cd backend &&", "python scripts/seed.py --reset"}},
+		{"for i in $(seq 1 30); do curl -fsS x && break; sleep 1; done", []string{"for i in $(seq 1 30) ;", "do curl -fsS x &&", "break ;", "sleep 1 ;", "done"}},
+	} {
+		var got []string
+		for _, s := range splitShell(c.line) {
+			g := strings.Join(s.words, " ")
+			if s.op != "" {
+				g += " " + s.op
+			}
+			got = append(got, g)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("splitShell(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
+
+func TestProgram(t *testing.T) {
+	for _, c := range []struct{ line, prog, sub string }{
+		{"go test ./...", "go", "test"},
+		{"git -C ../api push origin main", "git", "push"},
+		{"sudo -E apt-get install -y jq", "apt-get", "install"},
+		{"DJANGO_SETTINGS_MODULE=config.settings.test python manage.py test reports", "manage.py", "test"},
+		{"python -m pytest -q tests", "pytest", ""},
+		{"uv run pytest tests/api -q", "pytest", ""},
+		{"npx jest src/cart", "jest", ""},
+		{"npm run build", "npm", "run"},
+		{"npm exec -- tsc --noEmit", "tsc", ""},
+		{".venv/bin/pip install -r requirements.txt", "pip", "install"},
+		{"docker compose -f test/compose.yaml up -d", "docker", "compose up"},
+		{"gh pr create --fill", "gh", "pr create"},
+		{"terraform init -backend-config=backend.hcl", "terraform", "init"},
+		{"kubectl --context staging -n api get pods", "kubectl", "get"},
+		{"node -e 'console.log(1)'", "node", ""},
+		{"python backend/scripts/seed.py --reset", "seed.py", ""},
+	} {
+		ss := splitShell(c.line)
+		p, sub := ss[len(ss)-1].program()
+		if p != c.prog || sub != c.sub {
+			t.Errorf("program(%q) = %q %q, want %q %q", c.line, p, sub, c.prog, c.sub)
+		}
+	}
+}
+
+func exitCode(n int) *int { return &n }
+
+// Each of these exits non-zero because the command answered a question, not because it
+// failed: a lookup that found nothing is not a failed attempt.
+func TestBenignExit(t *testing.T) {
+	benign := []struct {
+		input string
+		exit  int
+	}{
+		{`grep -rn "legacy_id" internal/ migrations/`, 1},
+		{`grep -q TODO README.md`, 1},
+		{`rg -n "FeatureFlag" src/`, 1},
+		{`git ls-files | grep -c '\.proto$'`, 1},
+		{`git grep -n oldName`, 1},
+		{`diff -u testdata/want.txt /tmp/got.txt`, 1},
+		{`go run ./cmd/x > /tmp/x.txt; diff -u x.golden /tmp/x.txt`, 1},
+		{`cmp a.bin b.bin`, 1},
+		{`git diff --exit-code`, 1},
+		{`git rm -q old.py && git diff --exit-code --stat`, 1},
+		{`git diff --quiet -- go.sum`, 1},
+		{`test -f config/local.yaml`, 1},
+		{`[ -d node_modules ]`, 1},
+		{`[[ -n "$CI" ]]`, 1},
+		{`command -v golangci-lint`, 1},
+		{`which staticcheck`, 1},
+		{`type gsed`, 1},
+		{`pgrep -f "vite dev"`, 1},
+		{`curl -fsS http://localhost:8080/healthz`, 7},
+		{`docker compose up -d api && curl -fsS http://localhost:9090/-/ready`, 7},
+		{`curl --fail --max-time 2 http://localhost:3000/ready`, 28},
+		{`for i in $(seq 1 30); do curl -fsS localhost:9090/-/ready && break; sleep 1; done`, 1},
+		{`until pg_isready -h localhost; do sleep 1; done`, 2},
+		{`nc -z localhost 5432`, 1},
+		{`pg_isready -h localhost -p 5432`, 2},
+	}
+	for _, c := range benign {
+		if !benignExit(noteView{input: c.input, exit: exitCode(c.exit)}) {
+			t.Errorf("benignExit(%q, %d) = false, want true", c.input, c.exit)
+		}
+	}
+	failures := []struct {
+		input string
+		exit  int
+	}{
+		{`grep -rn foo missing-dir/`, 2},          // grep's own error
+		{`go test ./...`, 1},                      // a real failure
+		{`diff -u a b`, 2},                        // diff's own error
+		{`git diff --stat`, 1},                    // without --exit-code a 1 is an error
+		{`test -f x && make build`, 2},            // make failed
+		{`curl -fsS https://api.acme.dev/v1`, 22}, // an HTTP error from a real call
+		{`curl https://example.com`, 7},           // not a -f probe
+		{`rg -n x src/`, 127},                     // rg missing
+		{`command -v go && go vet ./...`, 1},      // go vet failed
+		{`npm test`, 1},
+	}
+	for _, c := range failures {
+		if benignExit(noteView{input: c.input, exit: exitCode(c.exit)}) {
+			t.Errorf("benignExit(%q, %d) = true, want false", c.input, c.exit)
+		}
+	}
+	if benignExit(noteView{input: "grep -q x y"}) {
+		t.Error("a failure without an exit code is not benign")
+	}
+}
+
+// Pairs a fix may join, and pairs it must not: two commands form a fix only when the later
+// one is evidently another try at the failed one.
+func TestRelated(t *testing.T) {
+	yes := []struct{ failed, out, worked string }{
+		{"go test ./...", "", "make test-db && go test ./..."},
+		{"cargo test tls", "", "cargo test --features tls tls"},
+		{"pytest tests/api/test_orders.py -q", "", "uv run pytest tests/api/test_orders.py -q"},
+		{"git push origin main", "", "git push -u origin fix/rounding && gh pr create --fill"},
+		{`rg -n "newCheckout" src/`, "rg: command not found", `grep -rn "newCheckout" src/`},
+		{`jq -r '.dependencies' package.json`, "jq: command not found", `node -e 'console.log(require("./package.json").dependencies)'`},
+		{"python backend/scripts/seed.py --reset", "", "cd backend && python scripts/seed.py --reset"},
+		{"npx jest src/cart", "", "npm test -- src/cart"},
+		{"terraform plan -out=plan.tfplan", `Error: Backend initialization required, please run "terraform init"`, "terraform init -backend-config=backend.hcl"},
+		{"go build ./...", "go: updates to go.mod needed; to update it:\n\tgo mod tidy", "go mod tidy && go build ./..."},
+		{"pip install -r requirements.txt", "error: externally-managed-environment", ".venv/bin/pip install -r requirements.txt"},
+	}
+	for _, c := range yes {
+		if !related(noteView{input: c.failed, text: c.out}, c.worked) {
+			t.Errorf("related(%q, %q) = false, want true", c.failed, c.worked)
+		}
+	}
+	no := []struct{ failed, out, worked string }{
+		{`stat -f '%Sm %N' ~/.claude/projects/*/*.jsonl | sort | tail -20`, "stat: cannot read file system information", `tail -100 ~/.claude/history.jsonl | grep -o '"project":"[^"]*"' | sort | uniq -c`},
+		{"go test ./parser -run TestParseDuration", "--- FAIL: TestParseDuration", "sed -n '1,50p' parser/duration.go"},
+		{"go test ./...", "", "go vet ./..."},
+		{"npm test", "", "git status"},
+		{"make lint", "", "go test ./..."},
+		{"cargo build", "error[E0308]: mismatched types", "git diff"},
+		{`grep -rn "legacy_id" internal/`, "", "go build ./... && go test ./..."},
+		{"docker compose up -d", "", "ls -la"},
+	}
+	for _, c := range no {
+		if related(noteView{input: c.failed, text: c.out}, c.worked) {
+			t.Errorf("related(%q, %q) = true, want false", c.failed, c.worked)
+		}
+	}
+}
+
+func TestRerunLookupSetup(t *testing.T) {
+	if !rerun("npm install && npm test", "npm test") {
+		t.Error("npm test after npm install && npm test is a rerun")
+	}
+	if !rerun("docker compose up -d p && curl -fsS http://localhost:9090/-/ready", "sleep 5 && curl -fsS http://localhost:9090/-/ready") {
+		t.Error("the same probe after a sleep is a rerun")
+	}
+	if rerun("go test ./...", "make test-db && go test ./...") {
+		t.Error("a setup step first is not a rerun")
+	}
+	if !rerunPlus("cargo clippy -- -D warnings", "cargo clippy -- -D warnings && cargo test prune") {
+		t.Error("the failed command with a check after it is a rerun")
+	}
+	if !lookup("npm run build", "npm run") {
+		t.Error("npm run after npm run build is a look-up")
+	}
+	if lookup("npm run build", "npm run compile") {
+		t.Error("npm run compile is not a look-up")
+	}
+	if got := setupFirst("go test ./...", "make test-db && go test ./..."); got != "make test-db" {
+		t.Errorf("setupFirst = %q", got)
+	}
+	if got := setupFirst("go test ./...", "go test -race ./..."); got != "" {
+		t.Errorf("setupFirst = %q, want none", got)
+	}
+	for _, c := range []struct{ input, out, want string }{
+		{`rg -n x src/`, "/bin/bash: line 1: rg: command not found", "rg"},
+		{`jq . package.json`, "bash: line 1: jq: command not found", "jq"},
+		{`go test ./...`, "FAIL", ""},
+	} {
+		n := noteView{input: c.input, text: c.out}
+		if c.want != "" {
+			n.exit = exitCode(127)
+		} else {
+			n.exit = exitCode(1)
+		}
+		if got := missingProgram(n); got != c.want {
+			t.Errorf("missingProgram(%q) = %q, want %q", c.input, got, c.want)
+		}
+	}
+}

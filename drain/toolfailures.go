@@ -1,0 +1,182 @@
+package drain
+
+// Failures that teach without a fix pair of shell commands: a Read refused for its size and
+// read in parts after, a hook that refuses a tool call (its reason is a rule of the
+// project), a Stop hook that refuses to end the turn.
+
+import (
+	"encoding/json"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/reflect-memory/reflect/queue"
+)
+
+// noteHook is the digest's note for a hook's feedback to the agent (a Stop hook refusing to
+// end the turn), which reaches the transcript as user-role text.
+const noteHook = "hook"
+
+var tooLargeRe = regexp.MustCompile(`(?i)exceeds maximum allowed (?:tokens|size)|file content \([^)]*\) exceeds`)
+
+// jsonField is a string field of a tool call's JSON input.
+func jsonField(input, key string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(input), &m) != nil {
+		return ""
+	}
+	s, _ := m[key].(string)
+	return s
+}
+
+// scratchPath: files outside any project (temporary files, the hosts' own state), whose
+// size says nothing about a project.
+func scratchPath(p string) bool {
+	for _, s := range []string{"/tmp/", "/var/", "/private/", "/proc/", "/.claude/", "/.codex/", "/.cache/"} {
+		if strings.Contains(p, s) || strings.HasPrefix(p, strings.TrimSuffix(s, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// readTooLarge is a Read refused for the file's size, followed by a call that reads the same
+// file in parts or searches it: that file is read that way.
+func readTooLarge(notes []queue.Note, t turn, i int) (Proposal, bool) {
+	n := notes[i]
+	if n.Tool != "Read" || !tooLargeRe.MatchString(n.Text) || i+1 >= t.to {
+		return Proposal{}, false
+	}
+	file := jsonField(n.Input, "file_path")
+	fu := notes[i+1]
+	if file == "" || scratchPath(file) || fu.Kind != queue.NoteFollowup || !strings.Contains(fu.Input, file) && !strings.Contains(fu.Input, path.Base(file)) {
+		return Proposal{}, false
+	}
+	how := "read it in parts (offset and limit)"
+	switch {
+	case fu.Tool == "Grep" || shellTool(fu.Tool) && strings.Contains(fu.Input, "grep"):
+		how = "search it (grep) instead"
+	case fu.Tool == "Read" && jsonField(fu.Input, "offset") == "" && !strings.Contains(fu.Input, `"offset"`) && !strings.Contains(fu.Input, `"limit"`):
+		return Proposal{}, false
+	}
+	name := path.Base(file)
+	var col collector
+	col.tools.add("Read")
+	var b strings.Builder
+	b.WriteString(failureLine(n) + "\n\nThen this worked:\n\n" + fence(fu.Tool+" "+fu.Input) + "\n\nThe file: " + code(file) + "\n")
+	var tr triggerSet
+	tr.add(name)
+	tr.identifier(strings.TrimSuffix(name, path.Ext(name)))
+	tr.add("exceeds maximum allowed tokens")
+	tr.add("file too large to read")
+	return Proposal{
+		Title:    code(name) + " is too large for one Read; " + how,
+		Body:     b.String(),
+		Kind:     "fix",
+		Tags:     []string{"read"},
+		Entities: col.entities(), Confidence: "low", Triggers: tr.list, evidence: true,
+	}, true
+}
+
+var hookErrorRe = regexp.MustCompile(`^(PreToolUse|PermissionRequest|UserPromptSubmit):?(\S*) hook error: \[([^\]]*)\]:\s*`)
+
+// hookReason is the reason a hook gave for refusing a tool call, and the hook's command.
+func hookReason(n queue.Note) (reason, hook string, ok bool) {
+	t := strings.TrimSpace(n.Text)
+	m := hookErrorRe.FindStringSubmatchIndex(t)
+	if m == nil {
+		return "", "", false
+	}
+	return strings.TrimSpace(t[m[1]:]), t[m[6]:m[7]], true
+}
+
+// hookRule is a tool call a hook refused: the hook's reason is a rule of the project. What
+// worked after it, when the followup is another try, goes in the body.
+func hookRule(notes []queue.Note, i int, fc *fixChain) (Proposal, bool) {
+	n := notes[i]
+	reason, hook, ok := hookReason(n)
+	if !ok || len([]rune(reason)) < 12 {
+		return Proposal{}, false
+	}
+	title := hookTitle(reason)
+	var col collector
+	col.failure(notes, i)
+	col.prose(reason)
+	var b strings.Builder
+	b.WriteString("A hook (" + code(hook) + ") refused " + code(clipLine(n.Input, hBodyCmd)) + ":\n\n> " + clipWords(reason, hBodySaid) + "\n")
+	var t triggerSet
+	commandTriggers(&t, n.Input)
+	if fc != nil {
+		w := notes[fc.success]
+		col.command(w.Tool, w.Input)
+		b.WriteString("\nThis worked instead:\n\n" + fence(w.Input) + "\n")
+	}
+	for _, s := range proseTriggers(reason) {
+		t.add(s)
+	}
+	return Proposal{
+		Title: title, Body: b.String(), Kind: "rule", Confidence: "medium",
+		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, Triggers: t.list, evidence: true,
+	}, true
+}
+
+// hookTitle: the hook's reason, whole when it is short, else its first sentence.
+func hookTitle(reason string) string {
+	r := strings.Join(strings.Fields(reason), " ")
+	if len([]rune(r)) > 110 {
+		if k := strings.Index(r, ". "); k > 0 {
+			r = r[:k]
+		}
+	}
+	return clipWords(strings.TrimRight(r, ". "), 110)
+}
+
+var (
+	stopFeedbackRe = regexp.MustCompile(`^(?:Stop|SubagentStop) hook feedback:\s*`)
+	hookCmdRe      = regexp.MustCompile(`^\[([^\]]*)\]:\s*`)
+	// ruleCue: a hook's message that asks for something, as a rule does.
+	ruleCue = regexp.MustCompile(`(?i)\b(?:must|please|before|required?|not allowed|don't|do not|never|always|should|commit|delete|remove|run|need to|needs to)\b`)
+	// listTail: "…: a.py, b.csv" names this session's files, not the rule.
+	listTail = regexp.MustCompile(`:\s*\S+(?:,\s*\S+)*$`)
+)
+
+// stopHookRule is a hook's refusal to let the agent end its turn, when it asks for
+// something a next session should do before it finishes.
+func stopHookRule(n queue.Note) (Proposal, bool) {
+	text := stopFeedbackRe.ReplaceAllString(strings.TrimSpace(n.Text), "")
+	hook := ""
+	if m := hookCmdRe.FindStringSubmatch(text); m != nil {
+		hook = m[1]
+		text = text[len(m[0]):]
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if len([]rune(text)) < 20 || !ruleCue.MatchString(text) {
+		return Proposal{}, false
+	}
+	first := text
+	if k := strings.Index(first, ". "); k > 0 {
+		first = first[:k]
+	}
+	first = listTail.ReplaceAllString(strings.TrimRight(first, ". "), "")
+	name := "A Stop hook"
+	if hook != "" {
+		name = "The Stop hook " + code(path.Base(strings.Fields(hook)[len(strings.Fields(hook))-1]))
+	}
+	title := clipWords(name+" refuses to end the session: "+first, 140)
+	var col collector
+	col.prose(text)
+	var t triggerSet
+	t.add("stop hook")
+	for _, s := range proseTriggers(text) {
+		t.add(s)
+	}
+	body := "The agent was kept from ending its turn by a Stop hook"
+	if hook != "" {
+		body += " (" + code(hook) + ")"
+	}
+	body += ":\n\n> " + clipWords(text, hBodySaid) + "\n"
+	return Proposal{
+		Title: title, Body: body, Kind: "rule", Confidence: "low",
+		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, Triggers: t.list, evidence: true,
+	}, true
+}
