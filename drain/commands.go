@@ -378,7 +378,7 @@ func distinctive(s simple) []string {
 		norm := strings.TrimSuffix(strings.TrimPrefix(w, "./"), "/")
 		lo := strings.ToLower(norm)
 		if norm == "" || lo == p || lo == sub || strings.Contains(sub, " ") && strings.Contains(sub, lo) || base(lo) == p ||
-			genericArgs[lo] || len([]rune(norm)) < 3 || launchers[lo] != nil || lo == "run" || isNumber(lo) {
+			genericArgs[lo] || len([]rune(norm)) < 3 || isLauncher(lo) || interpreters[lo] || lo == "run" || isNumber(lo) {
 			continue
 		}
 		if !slices.Contains(out, norm) {
@@ -386,6 +386,11 @@ func distinctive(s simple) []string {
 		}
 	}
 	return out
+}
+
+func isLauncher(w string) bool {
+	_, ok := launchers[w]
+	return ok
 }
 
 func isNumber(s string) bool {

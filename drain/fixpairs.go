@@ -6,6 +6,7 @@ package drain
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -114,19 +115,115 @@ func fixProposal(notes []queue.Note, fc *fixChain) Proposal {
 }
 
 // fixTitle says the lesson of a fix in one line: a missing program and what did the job, a
-// setup step the command needs first, or the command that failed and the one that worked.
+// setup step the command needs first, the words the command needs (or must lose), the fix
+// the failure's output named, or else the command that failed and the one that worked.
 func fixTitle(failed, worked queue.Note) string {
 	f, w := strings.TrimSpace(failed.Input), strings.TrimSpace(worked.Input)
+	short := code(shortCommand(f))
 	var title string
+	added, removed, same := wordDiff(f, w)
 	switch {
 	case missingProgram(viewOf(failed)) != "":
 		title = code(missingProgram(viewOf(failed))) + " is not installed here; " + code(clipLine(w, hTitleWorked)) + " works instead"
 	case setupFirst(f, w) != "":
-		title = code(clipLine(f, hTitleCmd)) + " needs " + code(clipLine(setupFirst(f, w), hTitleWorked)) + " first"
+		title = short + " needs " + code(clipLine(setupFirst(f, w), hTitleWorked)) + " first"
+	case same && len(added) == 0 && len(removed) > 0 && len(removed) <= 3:
+		title = short + " works without " + code(clipLine(strings.Join(removed, " "), hTitleWorked))
+	case same && len(removed) == 0 && len(added) > 0 && len(added) <= 4:
+		title = short + " needs " + code(clipLine(strings.Join(added, " "), hTitleWorked))
+	case same && len(added) > 0 && len(removed) > 0 && len(added) <= 3 && len(removed) <= 3 && slices.ContainsFunc(append(added, removed...), pathOrFlag):
+		title = short + " works with " + code(clipLine(strings.Join(added, " "), hTitleWorked)) + " instead of " + code(clipLine(strings.Join(removed, " "), hTitleCmd))
+	case namedInOutput(failed, w):
+		title = short + " fails"
+		if frag := errorFragment(failed); frag != "" {
+			title += " (" + frag + ")"
+		}
+		title += "; " + code(clipLine(w, hTitleWorked)) + " fixes it"
 	default:
-		title = code(clipLine(f, hTitleCmd)) + " fails; " + code(clipLine(w, hTitleWorked)) + " works"
+		title = short + " fails; " + code(clipLine(w, hTitleWorked)) + " works"
 	}
 	return clipWords(title, hFixTitleMax)
+}
+
+// pathOrFlag: a word that is a flag, a path, a file or an assignment, whose swap is worth
+// a title of its own (not a script or target name: `npm run docs` and `npm run docs:build`
+// read better whole).
+func pathOrFlag(w string) bool { return strings.HasPrefix(w, "-") || strings.ContainsAny(w, "/=") }
+
+// shortCommand is a command line as a title shows it: whole when it is short and simple,
+// else each of its commands by program and subcommand ("git add … && git commit …").
+func shortCommand(line string) string {
+	ss := splitShell(line)
+	if len(ss) <= 1 && len([]rune(line)) <= hTitleCmd && !strings.Contains(line, "\n") {
+		return line
+	}
+	if len(ss) == 1 {
+		return clipLine(line, hTitleCmd)
+	}
+	var parts []string
+	for _, s := range ss {
+		p, sub := s.program()
+		if p == "" || plainCmds[p] && p != "cd" {
+			continue
+		}
+		head := strings.TrimSpace(p + " " + sub)
+		if len(s.words) > len(strings.Fields(head)) {
+			head += " …"
+		}
+		parts = append(parts, head)
+	}
+	if len(parts) == 0 {
+		return clipLine(line, hTitleCmd)
+	}
+	return clipRunes(strings.Join(parts, " && "), hTitleCmd)
+}
+
+// wordDiff compares two command lines made of the same commands (the same programs and
+// subcommands in the same order): the words only the second has, the words only the first
+// has. same is false when the lines are not made of the same commands.
+func wordDiff(failed, worked string) (added, removed []string, same bool) {
+	fs, ws := splitShell(failed), splitShell(worked)
+	if len(fs) != len(ws) || len(fs) == 0 {
+		return nil, nil, false
+	}
+	for i := range fs {
+		fp, fsub := fs[i].program()
+		wp, wsub := ws[i].program()
+		if fp != wp || fsub != wsub {
+			return nil, nil, false
+		}
+		count := map[string]int{}
+		for _, x := range fs[i].words {
+			count[x]++
+		}
+		for _, x := range ws[i].words {
+			if count[x] > 0 {
+				count[x]--
+			} else {
+				added = append(added, x)
+			}
+		}
+		for _, x := range fs[i].words {
+			if count[x] > 0 {
+				count[x]--
+				removed = append(removed, x)
+			}
+		}
+	}
+	return added, removed, true
+}
+
+// namedInOutput reports whether the failure's output names the command that worked (its
+// program and subcommand): "please run terraform init", "Run 'mix format' to fix".
+func namedInOutput(failed queue.Note, worked string) bool {
+	out := strings.ToLower(failed.Text)
+	for _, s := range attempts(worked) {
+		p, sub := s.program()
+		if p != "" && strings.Contains(out, strings.ToLower(strings.TrimSpace(p+" "+sub))) && (sub != "" || len(s.words) == 1) {
+			return true
+		}
+	}
+	return false
 }
 
 // failureLine says what failed in one line: the command (or tool), the exit code, and the

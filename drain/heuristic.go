@@ -57,7 +57,7 @@ func (heuristic) Extract(_ context.Context, in Input) ([]Proposal, Usage, error)
 const (
 	hTitleCmd     = 48  // runes of the failed command in a fix title
 	hTitleWorked  = 56  // runes of the command that worked in a fix title
-	hFixTitleMax  = 120 // runes of a fix title
+	hFixTitleMax  = 140 // runes of a fix title
 	hBodyCmd      = 160 // runes of a command in a body
 	hBodyLine     = 200 // runes of an output line in a body
 	hBodySaid     = 400 // runes of the user's words in a body
@@ -216,6 +216,12 @@ func correctionProposal(notes []queue.Note, turns []turn, ti int, c correction.V
 	if title == "" {
 		return Proposal{}, false
 	}
+	hookTitle := ""
+	if c.Instead == "" {
+		if alt, avoid, ok := namedAlternative(notes, t, fails, prompt); ok {
+			hookTitle, title = title, "Use "+code(alt)+" instead of "+code(avoid)
+		}
+	}
 
 	var col collector
 	var b strings.Builder
@@ -256,10 +262,58 @@ func correctionProposal(notes []queue.Note, turns []turn, ti int, c correction.V
 		col.toolsIn(worked) // its files are what the agent changed or wrote down, not what the lesson is about
 		b.WriteString("\nWhat worked after: " + worked + "\n")
 	}
+	var tr triggerSet
+	for _, f := range fails {
+		if shellTool(notes[f].Tool) {
+			commandTriggers(&tr, notes[f].Input)
+		}
+	}
+	for _, s := range proseTriggers(prompt) {
+		tr.add(s)
+	}
 	return Proposal{
 		Title: title, Body: b.String(), Kind: "correction", Confidence: "medium",
 		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, evidence: true,
+		Triggers: tr.list, hookTitle: hookTitle,
 	}, true
+}
+
+// namedAlternative finds, in a correction that names no alternative in so many words, the
+// command it names instead of the one that failed: a command of the same program in the
+// prompt ("make test-unit runs everything…" after `make test` failed) that the rest of the
+// turn then ran or reported.
+func namedAlternative(notes []queue.Note, t turn, fails []int, prompt string) (alt, avoid string, ok bool) {
+	var after strings.Builder
+	for i := t.from; i < t.to; i++ {
+		after.WriteString(notes[i].Input + "\n" + notes[i].Text + "\n")
+	}
+	rest := after.String()
+	for _, f := range fails {
+		n := notes[f]
+		if !shellTool(n.Tool) {
+			continue
+		}
+		for _, s := range attempts(n.Input) {
+			p, sub := s.program()
+			if p == "" {
+				continue
+			}
+			failed := strings.TrimSpace(p + " " + sub)
+			re := regexp.MustCompile(`(?i)(?:^|[\s"'(\x60])(` + regexp.QuoteMeta(p) + `(?:\s+[\w.:/@=-]+){1,3})`)
+			for _, m := range re.FindAllStringSubmatch(prompt, -1) {
+				cand := strings.TrimRight(m[1], ".,;:")
+				for strings.Count(cand, " ") > 0 && !strings.Contains(rest, cand) {
+					cand = cand[:strings.LastIndexByte(cand, ' ')]
+				}
+				if strings.Count(cand, " ") == 0 || strings.EqualFold(cand, failed) || strings.HasPrefix(failed+" ", cand+" ") ||
+					!strings.Contains(rest, cand) {
+					continue
+				}
+				return cand, failed, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // whatWorked is the end of the turn after a correction: its conclusion, when no failure in

@@ -85,6 +85,14 @@ func markDuplicates(ps []Proposal, existing []Existing) {
 		ew[i] = titleWords(e.Title)
 	}
 	for i := range ps {
+		if ps[i].hookTitle != "" {
+			hw := titleWords(ps[i].hookTitle)
+			for j, e := range existing {
+				if e.ID != "" && overlap(hw, ew[j]) >= hSimilar && !slices.Contains(ps[i].Supersedes, e.ID) {
+					ps[i].Supersedes = append(ps[i].Supersedes, e.ID)
+				}
+			}
+		}
 		w := titleWords(ps[i].Title)
 		best, bestScore := -1, 0.0
 		for j, e := range existing {

@@ -63,17 +63,24 @@ func splitIdentifier(id string) []string {
 	return out
 }
 
+// shoutWords are capitals that are not names: test runners' and loggers' markers.
+var shoutWords = setOf(`FAIL FAILED ERROR ERR OK PASS PASSED WARN WARNING INFO DEBUG FATAL PANIC SKIP NOTE HINT TODO USAGE`)
+
 // identifiers are the words of s that look like identifiers, in order.
 func identifiers(s string) []string {
 	var out []string
 	for _, tok := range strings.FieldsFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune("\"'`()[]{}<>,;:=!?*", r)
 	}) {
+		if strings.HasPrefix(tok, "--") && len(tok) > 4 && identTokRe.MatchString(strings.TrimLeft(tok, "-")+"-x") {
+			out = append(out, strings.TrimRight(tok, ".,")) // a flag: --locked, --frozen-lockfile
+			continue
+		}
 		tok = strings.Trim(tok, ".-/")
 		if strings.Contains(tok, "/") || strings.HasPrefix(tok, "$") {
 			continue // paths and variables are files or entities, not what a person types
 		}
-		if identTokRe.MatchString(tok) && !slices.Contains(out, tok) && !isNumber(tok) {
+		if identTokRe.MatchString(tok) && !slices.Contains(out, tok) && !isNumber(tok) && !shoutWords[tok] {
 			out = append(out, tok)
 		}
 	}
@@ -120,15 +127,36 @@ func commandTriggers(t *triggerSet, line string) {
 
 var (
 	// fragmentNoise are the parts of an error line that change from run to run.
-	fragmentNoise = regexp.MustCompile(`(?:/[^\s:'"]+)+|\b0x[0-9a-f]+\b|\b\d+(?:\.\d+)?m?s\b|^[^\s:]+:\d+(?::\d+)?:\s*|^\s*(?:error|fatal|err)(?:\[\w+\])?:\s*`)
+	fragmentNoise = regexp.MustCompile(`(?i)(?:/[^\s:'"]+)+|\b0x[0-9a-f]+\b|\b\d+(?:\.\d+)?m?s\b|^[^\s:]+:\d+(?::\d+)?:\s*|^\s*(?:error|fatal|err)(?:\[\w+\])?:\s*|^-+\s*`)
+	// specificError: a line that says what went wrong, not only that something did.
+	specificError = regexp.MustCompile(`(?i)\b(?:not found|no such|does not exist|doesn't exist|cannot|can't|couldn't|unable|denied|refused|missing|not installed|undefined|unresolved|unsupported|unknown|invalid|required|not allowed|permission|timed out|no module|[a-z]+(?:error|exception)\b|error\[|error:|fatal:)`)
+	// genericLine: a line that only says something failed.
+	genericLine = regexp.MustCompile(`(?i)^(?:-+ )?(?:fail(?:ed)?|error|exit code|traceback|ok|=+)\b`)
 )
+
+// errorLine is the line of a failure's output that best says what went wrong: the first
+// specific one, else the first meaningful one.
+func errorLine(n queue.Note) string {
+	in := strings.TrimSpace(n.Input)
+	for raw := range strings.Lines(n.Text) {
+		l := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(raw), "│╷╵|> "))
+		if l == "" || outputNoise.MatchString(l) || l == in || genericLine.MatchString(l) && !strings.Contains(strings.ToLower(l), "error:") {
+			continue
+		}
+		if specificError.MatchString(l) {
+			return clipWords(l, hBodyLine)
+		}
+	}
+	return meaningfulLine(n)
+}
 
 // errorFragment is the error a failure printed, without paths, positions and timings, cut
 // to a phrase a person might paste or type.
 func errorFragment(n queue.Note) string {
-	l := meaningfulLine(n)
+	l := errorLine(n)
 	l = strings.TrimLeft(l, "│╷╵ ")
 	l = fragmentNoise.ReplaceAllString(l, " ")
+	l = strings.NewReplacer(`"`, "", "●", "", "×", "").Replace(l)
 	l = strings.Join(strings.Fields(l), " ")
 	l = strings.Trim(l, " :-")
 	if len([]rune(l)) < 8 {
