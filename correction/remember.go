@@ -193,9 +193,36 @@ func rememberAt(lo, cs string, m []int, following string) (string, bool) {
 		if before != "" && !strings.ContainsAny(before[len(before)-1:], ".!?;:") {
 			return "", false
 		}
-		return rememberValid(rememberText(lo, cs, i, following))
+		note := rememberText(lo, cs, i, following)
+		if leansBack(strings.ToLower(note)) {
+			// "the key is in 1Password. never commit it": the rule is about what the
+			// sentence before it names, which the note must carry
+			prev := previousSentence(cs[:m[6]])
+			if prev == "" {
+				return "", false
+			}
+			note = prev + "; " + note
+		}
+		return rememberValid(note)
 	}
 	return "", false
+}
+
+// previousSentence is the sentence that ends where s does (trailing punctuation dropped),
+// "" when s holds none.
+func previousSentence(s string) string {
+	s = strings.TrimRight(s, " .!?;:")
+	start := 0
+	for _, sep := range []string{". ", "! ", "? ", "; "} {
+		if k := strings.LastIndex(s, sep); k >= 0 && k+len(sep) > start {
+			start = k + len(sep)
+		}
+	}
+	p := strings.TrimSpace(s[start:])
+	if len(strings.Fields(p)) < 2 {
+		return ""
+	}
+	return p
 }
 
 // rememberNotNote are words after a bare "remember" that make it a question or a

@@ -180,12 +180,12 @@ const stmtVerbs = `use|uses|run|runs|deploy|deploys|test|tests|build|builds|edit
 var stmtCues = []stmtCue{
 	// Generic subjects with a present-tense verb.
 	{label: "we <verb> …", w: 0.55, start: true, re: newLazyRe(`^(?:here |in this (?:repo|project|codebase|team) |around here )?(?:we|our team)(?:'re| are)? (?:(?:always|never|usually|generally|normally|typically|only|all|don't|do not|no longer|still|strictly)\s+)*(?:use|run|deploy|test|build|edit|keep|write|put|prefer|avoid|commit|push|release|ship|squash|rebase|merge|pin|vendor|mock|lint|format|tag|host|store|name|control|own|support|target|follow|require|go through|work|rely|depend|treat|review|generate|publish|mirror|cache|call|log|handle|manage|maintain|patch|sign|migrate|squash-merge|check in|talk to|deploy to|get|pay)\b`)},
-	{label: "we always / never …", w: 0.6, rule: true, start: true, re: newLazyRe(`^(?:here |in this (?:repo|project|codebase|team) |around here )?(?:we|our team) (?:always|never|strictly|only ever)\s+(?:ever\s+)?[a-z]`)},
+	{label: "we always / never …", w: 0.6, rule: true, start: true, re: newLazyRe(`^(?:here |in this (?:repo|project|codebase|team) |around here )?(?:we|our team) (?:must |should |have to )?(?:always|never|strictly|only ever)\s+(?:ever\s+)?[a-z]`)},
 	{label: "we have to / must …", w: 0.45, start: true, re: newLazyRe(`^(?:here )?we (?:have to|must|can't|cannot|can not|aren't allowed to|are not allowed to|may not)\b`)},
 	{label: "this repo …", w: 0.6, start: true, re: newLazyRe(`^(?:this|the|our) (?:repo|repository|project|codebase|monorepo|app|service|team|company|package|workspace|org|organisation|organization|stack)(?: here)?(?:'s| is| are|\b)[^.]{0,30}?\b(?:uses|is|runs|has|needs|requires|doesn't|does not|can't|cannot|only|builds|deploys|targets|ships|lives|depends|relies|is built|is deployed|has no|pins|talks|calls|reads|writes|sends|stores|serves|exposes|owns|expects|signs|caches|keeps|logs|publishes|speaks|connects)\b`)},
-	{label: "staging / prod / CI …", w: 0.55, start: true, re: newLazyRe(`^(?:the )?(?:staging|prod|production|dev|qa|preview|ci|cd|our ci|github actions|jenkins|the build|the pipeline|the runners?|ci runners?|(?:staging|prod|production|dev|qa|ci|test|preview|local)(?:'s)? (?:cluster|db|database|server|servers|environment|env|bucket|buckets|account|box|machine|runner|runners|host|hosts|region|stack|deploy|deployment|vpc|network|queue|cache|redis|postgres|api|domain)|cluster|this machine|my machine|this box|this laptop|the server|the vm|the container|the sandbox|locally|in ci|on ci|on staging|on prod|in prod|in staging|in production)(?:'s| is| are|\b)[^.]{0,60}?\b(?:uses|use|is|are|runs|run|builds|build|has|have|needs|need|requires|require|doesn't|does not|don't|do not|can't|cannot|only|rejects|blocks|deploys|points|lives|sits|has no|have no|is still|are still|still|expects|caches|pins|signs|talks|reads|serves)\b`)},
+	{label: "staging / prod / CI …", w: 0.55, start: true, re: newLazyRe(`^(?:the )?(?:staging|prod|production|dev|qa|preview|ci|cd|our ci|github actions|jenkins|the build|the pipeline|the runners?|ci runners?|(?:staging|prod|production|dev|qa|ci|test|preview|local)(?:'s)? (?:cluster|db|database|server|servers|environment|env|bucket|buckets|account|box|machine|runner|runners|host|hosts|region|stack|deploy|deployment|vpc|network|queue|cache|redis|postgres|api|domain)|cluster|this machine|my machine|this box|this laptop|the server|the vm|the container|the sandbox|locally|in ci|on ci|on staging|on prod|in prod|in staging|in production)(?: (?:we|i|you)(?:'re)?(?: (?:still|only|always|never|also|all))? (?:use|run|build|need|require|deploy|test|lint|pin|sign|host|keep|have no)|(?:'s|'re)?(?: (?:still|only|always|never|also|currently|all|both))? (?:uses|is|are|runs|builds|needs|requires|doesn't|does not|don't|do not|can't|cannot|only|rejects|blocks|deploys|points|lives|sits|has no|have no|expects|caches|pins|signs|talks|reads|serves|checks|enforces|lacks|has only|hosts|tests|lints))\b`)},
 	{label: "X is not installed here", w: 0.55, re: newLazyRe(`\b(?:isn't|is not|aren't|are not) (?:installed|available) (?:here|on this (?:machine|box|laptop|server)|in (?:this|the) (?:environment|sandbox|container)|locally)\b|\bthere(?:'s| is) no [a-z0-9._-]+ (?:here|on this (?:machine|box|laptop)|in (?:this|the) (?:environment|sandbox|container))\b`)},
-	{label: "I always / never …", w: 0.55, rule: true, start: true, re: newLazyRe(`^i (?:always|never) [a-z]+`)},
+	{label: "I always / never …", w: 0.55, rule: true, start: true, re: newLazyRe(`^i (?:always|never) (?:run|use|test|commit|push|deploy|write|format|lint|check|review|rebase|squash|sign|build|start|keep|put|prefer|avoid|work)\b`)},
 
 	// Explicit standing rules.
 	{label: "always / never …", w: 0.65, rule: true, start: true, re: newLazyRe(`^(?:always|never)\s+(?:ever\s+)?([a-z]+)`)},
@@ -202,6 +202,8 @@ var stmtCues = []stmtCue{
 	{label: "task request", w: 0.45, neg: true, start: true, re: newLazyRe(`^(?:let's|lets|let us|please|pls|can you|could you|would you|will you|can we|could we|i want|i'd like|i would like|i need|i wanted|go ahead|add|fix|make|implement|update|remove|delete|create|write|change|refactor|rename|move|split|bump|check|find|look|show|tell|explain|try|put|give|help|run|use|switch|set|wrap|commit|open|merge|deploy|install|upgrade|log|expose|batch|fit|reseed|clean|drop|port|migrate|convert|replace|revert|undo|investigate|debug|profile|figure|do|start|stop|keep|leave|ignore|skip|send|mark|return|handle|support|allow|call|pass|test|document|review)\b`)},
 	{label: "scoped to now", w: 0.5, neg: true, re: newLazyRe(`\b(?:today|tonight|tomorrow|for now|right now|this time|for the moment|at the moment|for this (?:pr|task|change|ticket|one|fix|feature|commit|session|branch|release|sprint)|in this (?:pr|change|commit|branch|ticket)|for this|this week|this sprint|just this once|until (?:we|i|the)|temporarily|yet|currently)\b`)},
 	{label: "bug or state report", w: 0.45, neg: true, re: newLazyRe(`\b(?:returns? (?:a |an )?(?:\d{3}|error|nil|null|none|wrong)|is broken|are broken|doesn't work|does not work|isn't working|is not working|stopped working|started failing|is failing|are failing|keeps? failing|is off by|throws|crashes|is slow|are slow|takes \d+|since (?:last|yesterday|this morning|the last|monday|tuesday|wednesday|thursday|friday)|anymore|no longer works|is wrong|are wrong|regressed|got slow|is empty|is missing|are missing|has a bug|there's a bug|there is a bug|cut off|is marked)\b`)},
+	{label: "a passing state", w: 0.45, neg: true, re: newLazyRe(`(?:\b(?:is|are|was|were|went|seems?|looks?|got)|'s|'re) (?:still |now |already |currently )?(?:red|green|down|up|ready|done|deployed|updated|empty|live|back|fixed|gone|stale|out of date|behind|ahead|dirty|flaky|failing|broken|slow|stuck|hanging|timing out|not working|not passing|not responding|unhealthy|degraded|on fire|a mess|weird|confusing|terrible|awful|annoying|great|fine|ok|okay|wrong|off)(?:$|[ ,;:!])|\btakes (?:forever|ages|too long|a while|long)\b`)},
+	{label: "then a task", w: 0.45, neg: true, re: newLazyRe(`, (?:so |and |then )?(?:please |pls |can you |could you )?(?:remove|fix|change|delete|drop|update|rename|move|revert|undo|replace|add|clean up|get rid of|look at|check) (?:it|that|this|them|those)\b`)},
 	{label: "should …", w: 0.35, neg: true, re: newLazyRe(`\b(?:should|shouldn't|should not|would|could|might)\b`)},
 	{label: "question", w: 0.8, neg: true, re: newLazyRe(`\?\s*$`)},
 	{label: "question word", w: 0.45, neg: true, start: true, re: newLazyRe(`^(?:what|how|why|where|when|which|who|whose|is there|are there|do we|does it|did you|is it|are we|can i)\b`)},
@@ -217,7 +219,9 @@ var stmtCues = []stmtCue{
 var notVerbs = map[string]bool{"on": true, "in": true, "at": true, "the": true, "a": true, "an": true, "to": true, "for": true,
 	"with": true, "mind": true, "been": true, "was": true, "is": true, "be": true, "had": true, "has": true, "again": true,
 	"true": true, "false": true, "null": true, "nil": true, "empty": true, "zero": true, "there": true, "here": true, "when": true,
-	"if": true, "because": true, "after": true, "before": true, "going": true, "really": true}
+	"if": true, "because": true, "after": true, "before": true, "going": true, "really": true,
+	"saw": true, "heard": true, "thought": true, "knew": true, "did": true, "got": true, "made": true, "found": true,
+	"said": true, "told": true, "understood": true, "worked": true, "ran": true, "went": true, "came": true, "felt": true}
 
 func statement(lo, cs string) (Statement, bool) {
 	lo, cs = strings.TrimSpace(lo), strings.TrimSpace(cs)
@@ -252,7 +256,8 @@ func statement(lo, cs string) (Statement, bool) {
 		}
 		if c.label == "always / never …" && len(m) > 3 && m[2] >= 0 {
 			w := lo[m[2]:m[3]]
-			if notVerbs[w] || strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") {
+			if notVerbs[w] || strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") ||
+				strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "en") && w != "open" && w != "listen" || strings.HasSuffix(w, "ing") && w != "bring" {
 				continue
 			}
 		}

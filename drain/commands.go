@@ -23,6 +23,7 @@ type simple struct {
 // operators and redirections, not the whole grammar: a loop's keywords stay words, and a
 // $(…) substitution stays inside its word.
 func splitShell(line string) []simple {
+	line = stripHeredocs(line)
 	var out []simple
 	var cur simple
 	var word strings.Builder
@@ -127,6 +128,46 @@ func splitShell(line string) []simple {
 	}
 	endCmd("")
 	return out
+}
+
+var heredocRe = regexp.MustCompile(`<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?`)
+
+// stripHeredocs drops the bodies of here-documents (a commit message in
+// `git commit -m "$(cat <<'EOF' … EOF)"`): they are text, not commands.
+func stripHeredocs(line string) string {
+	for from := 0; ; {
+		m := heredocRe.FindStringSubmatchIndex(line[from:])
+		if m == nil {
+			return line
+		}
+		word := line[from+m[2] : from+m[3]]
+		bodyAt := strings.IndexByte(line[from+m[1]:], '\n')
+		if bodyAt < 0 {
+			return line
+		}
+		bodyAt += from + m[1]
+		end := -1
+		for i := bodyAt + 1; i < len(line); {
+			j := strings.IndexByte(line[i:], '\n')
+			l := line[i:]
+			if j >= 0 {
+				l = line[i : i+j]
+			}
+			if strings.TrimSpace(l) == word {
+				end = i + len(l)
+				break
+			}
+			if j < 0 {
+				break
+			}
+			i += j + 1
+		}
+		if end < 0 {
+			return line[:bodyAt]
+		}
+		line = line[:bodyAt] + line[end:]
+		from += m[1]
+	}
 }
 
 var (
@@ -457,6 +498,14 @@ func related(failed noteView, worked string) bool {
 		}
 	}
 	return false
+}
+
+// selfExplained reports whether the failure's output already spells out the command that
+// worked ("use git push --set-upstream origin x", "Run 'mix format' to fix"): the tool
+// teaches it again whenever it is needed, so it is no lesson to keep.
+func selfExplained(failed noteView, worked string) bool {
+	w := strings.Join(commandKeys(worked), " && ")
+	return len(w) >= 4 && strings.Contains(strings.Join(strings.Fields(failed.text), " "), w)
 }
 
 // rerun reports whether worked only runs again (part of) what failed, perhaps after a wait:

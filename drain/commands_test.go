@@ -19,6 +19,7 @@ func TestSplitShell(t *testing.T) {
 		{`STRIPE_KEY="$(op read 'op://x/y')" npm run test:int`, []string{"STRIPE_KEY=$(op read 'op://x/y') npm run test:int"}},
 		{`cd backend && python scripts/seed.py --reset`, []string{"cd backend &&", "python scripts/seed.py --reset"}},
 		{"for i in $(seq 1 30); do curl -fsS x && break; sleep 1; done", []string{"for i in $(seq 1 30) ;", "do curl -fsS x &&", "break ;", "sleep 1 ;", "done"}},
+		{"git add a.go && git commit -m \"$(cat <<'EOF'\nfeat: it's \"done\"; really\n\nBody && more\nEOF\n)\" && git push", []string{"git add a.go &&", "git commit -m $(cat <<'EOF'\n) &&", "git push"}},
 	} {
 		var got []string
 		for _, s := range splitShell(c.line) {
@@ -161,6 +162,16 @@ func TestRelated(t *testing.T) {
 		if related(noteView{input: c.failed, text: c.out}, c.worked) {
 			t.Errorf("related(%q, %q) = true, want false", c.failed, c.worked)
 		}
+	}
+}
+
+func TestSelfExplained(t *testing.T) {
+	out := "fatal: The current branch x has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin x\n"
+	if !selfExplained(noteView{text: out}, "git push --set-upstream origin x 2>&1") {
+		t.Error("the output spells out the command: no lesson")
+	}
+	if selfExplained(noteView{text: `Error: Backend initialization required, please run "terraform init"`}, "terraform init -backend-config=backend.hcl") {
+		t.Error("the output names terraform init, not the backend config that made it work")
 	}
 }
 

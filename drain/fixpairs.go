@@ -72,7 +72,8 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 		}
 		if failedAt < 0 {
 			prev := strings.TrimSpace(notes[cur].Input)
-			if in == strings.TrimSpace(f0.Input) || rerun(prev, in) || rerunPlus(prev, in) || lookup(prev, in) {
+			if in == strings.TrimSpace(f0.Input) || rerun(prev, in) || rerunPlus(prev, in) || lookup(prev, in) ||
+				selfExplained(viewOf(notes[cur]), in) {
 				return nil, false
 			}
 			fc.success, fc.conf = next, "medium"

@@ -126,6 +126,9 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 			continue
 		}
 		pn := notes[t.prompt]
+		if hostText(pn.Text) {
+			continue
+		}
 		note, remembered := correction.Remember(pn.Text)
 		if remembered {
 			if p, ok := ruleProposal(note); ok {
@@ -150,6 +153,11 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 	}
 
 	for _, t := range turns {
+		if t.prompt >= 0 && stopFeedbackRe.MatchString(notes[t.prompt].Text) {
+			if p, ok := stopHookRule(notes[t.prompt]); ok {
+				out = append(out, anchored{t.prompt, p})
+			}
+		}
 		for i := t.from; i < t.to; i++ {
 			n := notes[i]
 			switch {
@@ -180,6 +188,19 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 	out = append(out, preferenceProposals(notes, turns)...)
 	slices.SortStableFunc(out, func(a, b anchored) int { return a.at - b.at })
 	return mergeSimilar(out)
+}
+
+// hostText recognises user-role text a host wrote that an older reader may still take for a
+// prompt: the summary a compaction leaves, a hook's feedback.
+func hostText(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"This session is being continued from a previous conversation", "Stop hook feedback:",
+		"SubagentStop hook feedback:", "<system-reminder>", "<task-notification>", "Caveat: The messages below"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // turnFailures are the failed attempts of a turn, and the calls the user refused in it.

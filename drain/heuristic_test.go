@@ -403,6 +403,120 @@ func TestHeuristicSessions(t *testing.T) {
 			ran("Edit", `{"file_path":"/src/h.go","old_string":"y"}`),
 			conclusion("Renamed."),
 		},
+	}, {
+		name: "a fact stated in a prompt",
+		notes: []queue.Note{
+			prompt("add the bucket. staging uses the eu-west-1 region, prod is us-east-1"),
+			conclusion("Added."),
+		},
+		want: []wantProposal{{title: "Staging uses the eu-west-1 region, prod is us-east-1", kind: "rule", conf: "low",
+			body: []string{"> add the bucket. staging uses the eu-west-1 region"}}},
+	}, {
+		name: "a rule stated in a prompt, and a sentence that leans on it",
+		notes: []queue.Note{
+			prompt("commit it. we never push to main here, it goes through a PR"),
+			conclusion("Committed on a branch."),
+		},
+		want: []wantProposal{{title: "We never push to main here, it goes through a PR", kind: "rule", conf: "medium"}},
+	}, {
+		name: "a rule about what the sentence before names carries it",
+		notes: []queue.Note{
+			prompt("the key is STRIPE_KEY. never commit it to the repo"),
+			conclusion("Ok."),
+		},
+		want: []wantProposal{{title: "The key is STRIPE_KEY; never commit it to the repo", kind: "rule", conf: "high"}},
+	}, {
+		name: "a sentence that leans on nothing is no lesson",
+		notes: []queue.Note{
+			prompt("ok. never commit it to the repo"),
+			conclusion("Ok."),
+		},
+	}, {
+		name: "a remember note and another rule in the same prompt",
+		notes: []queue.Note{
+			prompt("remember: the integration tests need the vpn. never run the migrations against prod"),
+			conclusion("Ok."),
+		},
+		want: []wantProposal{{title: "The integration tests need the vpn", kind: "rule", conf: "high"},
+			{title: "Never run the migrations against prod", kind: "rule", conf: "medium"}},
+	}, {
+		name: "questions, tasks and bug reports state nothing",
+		notes: []queue.Note{
+			prompt("the /checkout endpoint returns 500 when the cart is empty. fix it"),
+			conclusion("Fixed."),
+			prompt("does staging use the same bucket?"),
+			conclusion("Yes."),
+			prompt("CI is red again, can you look"),
+			conclusion("Fixed the flaky test."),
+		},
+	}, {
+		name: "a compaction summary is not a prompt",
+		notes: []queue.Note{
+			prompt("This session is being continued from a previous conversation. The project uses pnpm and we never push to main."),
+			conclusion("Continuing."),
+		},
+	}, {
+		name: "a hook refusing a call states a rule",
+		notes: []queue.Note{
+			prompt("push it"),
+			failed("Bash", "git push origin main", "PreToolUse:Bash hook error: [python3 .claude/hooks/guard.py]: Direct pushes to main are blocked. Open a pull request.", 0),
+			ran("Bash", "git push -u origin fix/x && gh pr create --fill"),
+			conclusion("Opened a PR."),
+		},
+		want: []wantProposal{{title: "Direct pushes to main are blocked. Open a pull request", kind: "rule", conf: "medium",
+			body: []string{"A hook (`python3 .claude/hooks/guard.py`) refused `git push origin main`", "gh pr create"}}},
+	}, {
+		name: "a Read over the size limit, then read in parts",
+		notes: []queue.Note{
+			prompt("dedupe the seed catalog"),
+			failed("Read", `{"file_path":"/home/dev/src/shop/data/catalog.json"}`, "File content (48213 tokens) exceeds maximum allowed tokens (25000). Please use offset and limit parameters to read specific portions of the file, or use the GrepTool to search for specific content.", 0),
+			ran("Read", `{"file_path":"/home/dev/src/shop/data/catalog.json","offset":1,"limit":80}`),
+			conclusion("Deduped."),
+		},
+		want: []wantProposal{{title: "`catalog.json` is too large for one Read; read it in parts (offset and limit)", kind: "fix", conf: "low"}},
+	}, {
+		name: "a Read of a scratch file over the size limit says nothing of the project",
+		notes: []queue.Note{
+			prompt("look at the log"),
+			failed("Read", `{"file_path":"/tmp/build.log"}`, "File content (90000 tokens) exceeds maximum allowed tokens (25000).", 0),
+			ran("Read", `{"file_path":"/tmp/build.log","offset":1,"limit":80}`),
+			conclusion("Done."),
+		},
+	}, {
+		name: "a Stop hook's refusal",
+		notes: []queue.Note{
+			prompt("fit the model"),
+			conclusion("Done."),
+			{Kind: noteHook, Text: "Stop hook feedback:\n[.claude/hooks/check-untracked.sh]: There are untracked files in the repository: a.py, out.csv. Delete them or commit them before ending the session."},
+			conclusion("Removed them."),
+		},
+		want: []wantProposal{{title: "The Stop hook `check-untracked.sh` refuses to end the session: There are untracked files in the repository", kind: "rule", conf: "low"}},
+	}, {
+		name: "a Stop hook that only nags is no rule",
+		notes: []queue.Note{
+			prompt("wait for the build"),
+			{Kind: noteHook, Text: "Stop hook feedback: still waiting"},
+			conclusion("Done."),
+		},
+	}, {
+		name: "a correction naming the command to use",
+		notes: []queue.Note{
+			prompt("add the sender"),
+			failed("exec_command", "make test", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock", 2),
+			conclusion("make test needs docker. Start it?"),
+			prompt("don't use make test in this environment, there's no docker. make test-unit runs everything that doesn't need containers"),
+			conclusion("`make test-unit` passes."),
+		},
+		want: []wantProposal{{title: "Use `make test-unit` instead of `make test`", kind: "correction", conf: "medium"}},
+	}, {
+		name: "the same choice said again without its verb",
+		notes: []queue.Note{
+			prompt("log the rejections. use slog, not log.Printf"),
+			conclusion("Done."),
+			prompt("and the timeouts. again, slog please, not log.Printf"),
+			conclusion("Done."),
+		},
+		want: []wantProposal{{title: "Use slog, not log.Printf", kind: "preference", conf: "medium"}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -447,6 +561,23 @@ func TestHeuristicDuplicateOf(t *testing.T) {
 	ps = extractHeuristic(t, e, existing[0])
 	if len(ps) != 1 || ps[0].DuplicateOf != "" {
 		t.Fatalf("DuplicateOf set for a different lesson:\n%s", renderProposals(ps))
+	}
+}
+
+// A correction the heuristic titles by the command it names supersedes the learning the hook
+// made of it under the prompt's own title.
+func TestHeuristicSupersedesHookCorrection(t *testing.T) {
+	e := entryOf(
+		prompt("add the sender"),
+		failed("exec_command", "make test", "Cannot connect to the Docker daemon", 2),
+		conclusion("make test needs docker."),
+		prompt("don't use make test in this environment, there's no docker. make test-unit runs everything that doesn't need containers"),
+		conclusion("`make test-unit` passes."),
+	)
+	hook := Existing{ID: "lrn-01JNCCCCCCCCCCCCCCCCCCCCCC", Title: "Don't use make test in this environment, there's no docker", Kind: "correction"}
+	ps := extractHeuristic(t, e, hook)
+	if len(ps) != 1 || !reflect.DeepEqual(ps[0].Supersedes, []string{hook.ID}) || ps[0].DuplicateOf != "" {
+		t.Fatalf("want the hook's learning superseded:\n%s\nsupersedes %q", renderProposals(ps), ps[0].Supersedes)
 	}
 }
 

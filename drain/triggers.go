@@ -153,7 +153,7 @@ func errorLine(n queue.Note) string {
 // errorFragment is the error a failure printed, without paths, positions and timings, cut
 // to a phrase a person might paste or type.
 func errorFragment(n queue.Note) string {
-	l := errorLine(n)
+	l := strings.ReplaceAll(errorLine(n), `\n`, " ")
 	l = strings.TrimLeft(l, "│╷╵ ")
 	l = fragmentNoise.ReplaceAllString(l, " ")
 	l = strings.NewReplacer(`"`, "", "●", "", "×", "").Replace(l)
