@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/reflect-memory/reflect/gitstore/gitindex"
 )
 
 // The journal names the paths a write is changing. It exists from before the first visible
@@ -140,7 +142,7 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 	if err != nil {
 		return err
 	}
-	updates := map[string]*entry{}
+	updates := map[string]*gitindex.Entry{}
 	for _, p := range paths {
 		e, ok, err := r.lookup(root, p)
 		if err != nil {
@@ -167,12 +169,12 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 		}
 		updates[p] = &ie
 	}
-	ix, err := r.readIndex()
+	ix, err := gitindex.Read(r.gitDir)
 	if err != nil {
 		l.release()
 		return err
 	}
-	idx, err := r.buildIndex(ix, updates, func(string) bool { return true })
+	idx, err := ix.Update(updates, func(string) bool { return true }, r.indexOptions())
 	if err != nil {
 		l.release()
 		return err
