@@ -319,10 +319,10 @@ func (l *lane) warmup() bool {
 	return l.tools == 0 && len(l.notes) > 0 && l.notes[0].Kind == NoteSubagent && l.notes[0].Text == "Warmup"
 }
 
-// insertParts puts each subagent's notes in the turn it ran in: before the first of the
-// session's prompts and conclusions written after the subagent started, so that the
-// session's own failures and followups stay next to each other. A part without timestamps
-// goes last.
+// insertParts puts each subagent's notes where it started, in the turn it ran in: before
+// the first of the session's notes written after that, but never between a failure and its
+// followups (the drain pairs a failure with what came right after it). A part without
+// timestamps goes last.
 func insertParts(main []Note, parts []*lane) []Note {
 	at := make([]int, len(parts))
 	for k, p := range parts {
@@ -331,10 +331,13 @@ func insertParts(main []Note, parts []*lane) []Note {
 			continue
 		}
 		for i, n := range main {
-			if (n.Kind == NotePrompt || n.Kind == NoteConclusion) && n.At.After(p.start) {
+			if n.At.After(p.start) {
 				at[k] = i
 				break
 			}
+		}
+		for at[k] > 0 && at[k] < len(main) && main[at[k]].Kind == NoteFollowup {
+			at[k]++
 		}
 	}
 	out := make([]Note, 0, len(main))
