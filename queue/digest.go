@@ -177,7 +177,7 @@ func newLane(agent string) *lane {
 }
 
 func (l *lane) note(n Note) int {
-	n.Agent = l.agent
+	n.Agent, n.Tool = redact.String(l.agent), redact.String(n.Tool)
 	l.notes = append(l.notes, n)
 	return len(l.notes) - 1
 }
@@ -233,7 +233,7 @@ func (l *lane) call(m transcript.Message) {
 	in := redactClip(m.ToolInput, maxInput)
 	i := w.words
 	if i >= 0 {
-		l.notes[i].Tool, l.notes[i].Input = m.ToolName, in
+		l.notes[i].Tool, l.notes[i].Input = redact.String(m.ToolName), in
 		w.words = -1
 	} else {
 		i = l.note(Note{Kind: NoteFollowup, Tool: m.ToolName, Input: in, At: m.Timestamp})

@@ -590,3 +590,35 @@ func TestDigestSamples(t *testing.T) {
 		})
 	}
 }
+
+// Secrets are redacted in every note kind, the new ones included.
+func TestDigestRedactsEveryKind(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	c := newCC("s-secret", t0)
+	c.prompt("deploy with GITHUB_TOKEN=" + token)
+	c.bash("1", "01", "gh release create v1 --token "+token)
+	c.result("01", "Exit code 1\nHTTP 401 for token "+token, true)
+	c.say("2", "Retrying with the token "+token+" from the environment.")
+	c.bash("2", "02", "GH_TOKEN="+token+" gh release create v1")
+	c.result("02", "https://github.com/acme/shop/releases/tag/v1", false)
+	c.prompt("Stop hook feedback:\n[./check.sh]: token "+token+" is in .env, do not commit it", `"isMeta":true`)
+	msgs := c.messages(t)
+	sub := &cc{session: "s-secret", agent: "a1", t0: t0.Add(time.Minute)}
+	sub.prompt("Check that " + token + " has the repo scope.")
+	sub.say("s1", "The token "+token+" has the repo scope.")
+	for _, m := range sub.messages(t) {
+		m.Sidechain = true
+		msgs = append(msgs, m)
+	}
+	d := BuildDigest(msgs, 48<<10)
+	if got := kinds(d); got != "prompt failure(Bash) followup(Bash) conclusion hook(Stop) subagent@a1 conclusion@a1" {
+		t.Fatalf("notes = %s", got)
+	}
+	for _, n := range d.Notes {
+		for _, s := range []string{n.Text, n.Input, n.Tool, n.Agent} {
+			if strings.Contains(s, "ghp_") {
+				t.Errorf("%s note keeps the token: %q", n.Kind, s)
+			}
+		}
+	}
+}
