@@ -336,7 +336,7 @@ func TestDigestCodexPolledCommand(t *testing.T) {
 
 // writeSession lays out a Claude Code session as Claude Code 2.1 does: the session file in
 // the project folder, each subagent's file under <session>/subagents/.
-func writeSession(t *testing.T, dir string, main *cc, subs ...*cc) string {
+func writeSession(t testing.TB, dir string, main *cc, subs ...*cc) string {
 	t.Helper()
 	path := filepath.Join(dir, main.session+".jsonl")
 	if err := os.WriteFile(path, []byte(main.text()), 0o600); err != nil {

@@ -106,7 +106,7 @@ func TestBuildDigestStaysInBudget(t *testing.T) {
 	}
 }
 
-func newRepo(t *testing.T) *gitstore.Repo {
+func newRepo(t testing.TB) *gitstore.Repo {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
 	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
