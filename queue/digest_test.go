@@ -383,12 +383,17 @@ func TestEnqueueSubagents(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := Enqueue(context.Background(), r, Capture{Harness: "claude-code", Session: session, TranscriptPath: path,
-		Trigger: TriggerPreCompact, Project: "_global", Now: time.Now(), DigestBytes: 48 << 10})
-	if err != nil || !res.Committed {
-		t.Fatalf("%+v, %v", res, err)
+	capture := func(at time.Duration) *Entry {
+		t.Helper()
+		res, err := Enqueue(context.Background(), r, Capture{Harness: "claude-code", Session: session, TranscriptPath: path,
+			Trigger: TriggerPreCompact, Project: "_global", Now: t0.Add(at), DigestBytes: 48 << 10})
+		if err != nil || !res.Committed {
+			t.Fatalf("%+v, %v", res, err)
+		}
+		return res.Entry
 	}
-	d := res.Entry.Digest
+	first := capture(35 * time.Second) // the session file's last message is at 32 s
+	d := first.Digest
 	want := "prompt subagent@a3f9c21 failure(Bash)@a3f9c21 followup(Bash)@a3f9c21 conclusion@a3f9c21 conclusion"
 	if got := kinds(d); got != want {
 		t.Fatalf("notes = %s\nwant    %s", got, want)
@@ -406,21 +411,30 @@ func TestEnqueueSubagents(t *testing.T) {
 		t.Errorf("report = %+v", d.Notes[4])
 	}
 
-	// the next capture, after the drain took this one, reads only what is new of both
-	if _, err := Drop(context.Background(), r, res.Entry.ID); err != nil {
+	// The next capture, after the drain took this one, reads only what is new of both: the
+	// next turn, and a subagent that ran in the background between the captures (at 38 s,
+	// before the next prompt at 41 s).
+	if _, err := Drop(context.Background(), r, first.ID); err != nil {
 		t.Fatal(err)
 	}
+	bg := &cc{session: session, agent: "b7e01d4", t0: t0.Add(37 * time.Second)}
+	bg.prompt("Watch the CI run and report when it finishes.")
+	bg.say("b1", "CI finished: green.")
 	main.n = 40
 	main.prompt("thanks, switch the README to pnpm")
 	main.say("3", "Done.")
-	path = writeSession(t, dir, main, sub)
-	res, err = Enqueue(context.Background(), r, Capture{Harness: "claude-code", Session: session, TranscriptPath: path,
-		Trigger: TriggerPreCompact, Project: "_global", Now: time.Now(), DigestBytes: 48 << 10})
-	if err != nil || !res.Committed {
-		t.Fatalf("%+v, %v", res, err)
-	}
-	if got := kinds(res.Entry.Digest); got != "prompt conclusion" {
+	path = writeSession(t, dir, main, sub, bg)
+	next := capture(45 * time.Second)
+	if got := kinds(next.Digest); got != "subagent@b7e01d4 conclusion@b7e01d4 prompt conclusion" {
 		t.Errorf("second capture: %s", got)
+	}
+	// rewritten while pending, the entry keeps its subagent part
+	main.prompt("and the CONTRIBUTING guide")
+	main.say("4", "Done too.")
+	path = writeSession(t, dir, main, sub, bg)
+	again := capture(55 * time.Second)
+	if again.ID != next.ID || kinds(again.Digest) != "subagent@b7e01d4 conclusion@b7e01d4 prompt conclusion prompt conclusion" {
+		t.Errorf("rewritten entry %s: %s", again.ID, kinds(again.Digest))
 	}
 }
 
@@ -578,7 +592,7 @@ func TestDigestSamples(t *testing.T) {
 			if s.Harness != transcript.HarnessClaude {
 				side = nil
 			}
-			d := BuildDigest(append(s.Messages, subagentPart(s.Messages, side)...), 48<<10)
+			d := BuildDigest(append(s.Messages, subagentPart(s.Messages, side, time.Time{})...), 48<<10)
 			if d.Prompts != tt.prompts || len(d.Notes) < tt.minimum || d.Subagents != 0 || left != 0 {
 				t.Errorf("prompts %d, %d notes (%s), subagents %d, left out %d", d.Prompts, len(d.Notes), kinds(d), d.Subagents, left)
 			}

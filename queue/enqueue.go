@@ -59,6 +59,10 @@ type marks struct {
 	To       int64     `json:"to"`                // end of the last enqueued range
 	Enqueues int       `json:"enqueues"`
 	Last     time.Time `json:"last,omitzero"`
+	// SideFrom is where the pending entry's subagent messages start: the time of the
+	// capture before it. A subagent can outlive a turn (run in the background), so its
+	// messages between two captures are not bounded by the session file's.
+	SideFrom time.Time `json:"side_from,omitzero"`
 }
 
 // StateName is the file name for local state about one session: the harness and session id
@@ -119,6 +123,7 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 	// read what the entry may need: from the pending entry's start (if it is still pending)
 	var msgs, side []transcript.Message
 	sideLeft := 0
+	var sideFrom time.Time
 	var end int64
 	from := m.From
 	if m.Pending == "" {
@@ -144,7 +149,9 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 			end = readFrom
 		}
 		if h == transcript.HarnessClaude {
-			side, sideLeft = readSubagents(ctx, c.TranscriptPath, firstTime(msgs))
+			// the earliest the entry's subagent part may start; which it does is known
+			// once the pending entry is found, or not, under the lock
+			side, sideLeft = readSubagents(ctx, c.TranscriptPath, earliest(m.SideFrom, m.Last, firstTime(msgs)))
 		}
 	} else {
 		msgs = []transcript.Message{{Role: transcript.RoleAssistant, Kind: transcript.KindText, Text: c.LastMessage, Timestamp: c.Now}}
@@ -184,7 +191,8 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 			return "", nil
 		}
 		e.Updated, e.To, e.Messages = c.Now.UTC(), end, len(kept)
-		e.Digest = BuildDigest(append(kept, subagentPart(kept, side)...), c.DigestBytes)
+		sideFrom = subagentsSince(m, prev != nil, kept)
+		e.Digest = BuildDigest(append(kept, subagentPart(kept, side, sideFrom)...), c.DigestBytes)
 		if len(e.Digest.Notes) == 0 {
 			// prompts that were host noise, successful calls, thinking: nothing for the
 			// drain to read; the range is read again by the next capture
@@ -214,7 +222,7 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		res.Skipped = "already captured"
 	}
 	res.Committed = !unchanged
-	m.Pending, m.From, m.To = res.Entry.ID, res.Entry.From, max(res.Entry.To, m.To)
+	m.Pending, m.From, m.To, m.SideFrom = res.Entry.ID, res.Entry.From, max(res.Entry.To, m.To), sideFrom
 	m.Enqueues++
 	m.Last = c.Now.UTC()
 	if data, err := json.Marshal(m); err == nil {
@@ -291,14 +299,42 @@ func readSubagents(ctx context.Context, path string, since time.Time) (msgs []tr
 	return msgs, left
 }
 
+// subagentsSince is where the subagent messages of an entry start: where the pending
+// entry's started when it is rewritten; for a new entry, at the capture before it (or at
+// its first session message, if that is earlier), or at its first session message when
+// the session was never captured.
+func subagentsSince(m marks, pending bool, kept []transcript.Message) time.Time {
+	first := firstTime(kept)
+	switch {
+	case pending && !m.SideFrom.IsZero():
+		return m.SideFrom
+	case !pending && !m.Last.IsZero() && (first.IsZero() || m.Last.Before(first)):
+		return m.Last
+	}
+	return first
+}
+
+// earliest is the earliest of the times that are not zero, or the zero time.
+func earliest(ts ...time.Time) time.Time {
+	var e time.Time
+	for _, t := range ts {
+		if !t.IsZero() && (e.IsZero() || t.Before(e)) {
+			e = t
+		}
+	}
+	return e
+}
+
 // subagentPart is what of side belongs to the entry whose session messages are kept: the
-// messages written since the first of them, less those the session file holds too (an
-// inline sidechain record that was also written to an agent file).
-func subagentPart(kept, side []transcript.Message) []transcript.Message {
+// messages written since since (or the first kept message), less those the session file
+// holds too (an inline sidechain record that was also written to an agent file).
+func subagentPart(kept, side []transcript.Message, since time.Time) []transcript.Message {
 	if len(side) == 0 {
 		return nil
 	}
-	since := firstTime(kept)
+	if since.IsZero() {
+		since = firstTime(kept)
+	}
 	ids := make(map[string]bool, len(kept))
 	for _, m := range kept {
 		if m.ID != "" {
@@ -318,9 +354,7 @@ func subagentPart(kept, side []transcript.Message) []transcript.Message {
 func firstTime(msgs []transcript.Message) time.Time {
 	var t time.Time
 	for _, m := range msgs {
-		if !m.Timestamp.IsZero() && (t.IsZero() || m.Timestamp.Before(t)) {
-			t = m.Timestamp
-		}
+		t = earliest(t, m.Timestamp)
 	}
 	return t
 }
