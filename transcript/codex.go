@@ -37,6 +37,9 @@ import (
 // Process, and the command line and call id when the read holds the command's
 // exec_command_end (which names both); later polls of it fold into that result.
 //
+// A Stop hook that blocks the end of a turn sends its reason back as a user-role message of
+// <hook_prompt hook_run_id="…">…</hook_prompt> fragments: KindHook, not a prompt.
+//
 // Reasoning that is only encrypted_content yields nothing; a plain summary or content
 // yields a thinking message. User-role messages that Codex injects (AGENTS.md,
 // <environment_context>, <turn_aborted>, … — its own is_contextual_user_message list) are
@@ -434,7 +437,9 @@ func (p *codexParser) item(it *codexItem, ts time.Time, off int64) {
 			m.Role = RoleAssistant
 		case "user":
 			m.Role = RoleUser
-			if codexContextual(it.parts) {
+			if said, ok := codexHookPrompt(it.parts); ok {
+				m.Role, m.Kind, m.ToolName, m.Text = RoleSystem, KindHook, "Stop", said
+			} else if codexContextual(it.parts) {
 				m.Role = RoleSystem
 				if cwd := envCWD(text); cwd != "" {
 					p.cwdEnv = cwd
@@ -799,6 +804,28 @@ func codexContextual(parts []codexPart) bool {
 	}
 	return false
 }
+
+// codexHookPrompt reads the user-role message Codex writes when a Stop hook blocks the end
+// of a turn: its reason, as one <hook_prompt hook_run_id="…">…</hook_prompt> fragment per
+// hook, XML-escaped (codex-rs protocol items.rs, build_hook_prompt_message). Only Stop and
+// SubagentStop hooks send the agent on with a prompt.
+func codexHookPrompt(parts []codexPart) (string, bool) {
+	var said []string
+	for _, c := range parts {
+		t := strings.TrimSpace(c.text)
+		if !strings.HasPrefix(t, "<hook_prompt") || !strings.HasSuffix(t, "</hook_prompt>") {
+			return "", false
+		}
+		open, end := strings.IndexByte(t, '>'), len(t)-len("</hook_prompt>")
+		if open < 0 || open+1 > end {
+			return "", false
+		}
+		said = append(said, xmlUnescape.Replace(t[open+1:end]))
+	}
+	return strings.Join(said, "\n"), len(said) > 0
+}
+
+var xmlUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&apos;", "'", "&amp;", "&")
 
 // envCWD is the <cwd> of an <environment_context> block: the only cwd a pre-envelope
 // rollout records.

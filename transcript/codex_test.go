@@ -65,6 +65,20 @@ func TestCodexRecords(t *testing.T) {
 			{Role: RoleAssistant, Kind: KindText, Text: "Here they are."},
 		},
 	}, {
+		// codex-rs protocol items.rs, build_hook_prompt_message: a Stop hook's reason sent
+		// back as a user message of <hook_prompt> fragments, XML-escaped
+		name: "a Stop hook's continuation prompt is hook feedback",
+		in: lines(
+			item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt hook_run_id=\"stop:0:1\">Run `+"`"+`make lint`+"`"+` before you finish: the tree has &lt;2&gt; unformatted files &amp; a vet warning.</hook_prompt>"}],"id":"msg_h1"}`),
+			item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt hook_run_ids=\"[&quot;a&quot;,&quot;b&quot;]\">commit first</hook_prompt>"},{"type":"input_text","text":"<hook_prompt hook_run_id=\"c\">and push</hook_prompt>"}]}`),
+			item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"why does <hook_prompt> show up in the logs?"}]}`),
+		),
+		want: []msg{
+			{Role: RoleSystem, Kind: KindHook, Tool: "Stop", Text: "Run `make lint` before you finish: the tree has <2> unformatted files & a vet warning."},
+			{Role: RoleSystem, Kind: KindHook, Tool: "Stop", Text: "commit first\nand push"},
+			{Role: RoleUser, Kind: KindText, Text: "why does <hook_prompt> show up in the logs?"},
+		},
+	}, {
 		name: "reasoning: encrypted only is dropped, summary or content kept",
 		in: lines(
 			item(`{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gAAAAABqAZLp"}`),

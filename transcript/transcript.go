@@ -43,9 +43,10 @@ const (
 	KindToolCall   Kind = "tool_call"
 	KindToolResult Kind = "tool_result"
 	// KindHook is feedback a hook gave the agent: a Stop hook refusing to end the turn
-	// ("Stop hook feedback: …"), a hook_blocking_error. ToolName is the hook's name
-	// (Stop, PostToolUse:Bash), ToolInput its command when the record gives it, Text what
-	// it said. Its Role is RoleSystem: the person did not type it.
+	// (Claude Code's "Stop hook feedback: …" and hook_blocking_error, Codex's <hook_prompt>
+	// message). ToolName is the hook's name (Stop, PostToolUse:Bash), ToolInput its command
+	// when the record gives it, Text what it said. Its Role is RoleSystem: the person did
+	// not type it.
 	KindHook Kind = "hook"
 )
 
