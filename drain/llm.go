@@ -441,11 +441,12 @@ const (
 const promptIntro = `You read the record of a coding-assistant session and pick out the lessons worth remembering in future sessions. Reply with JSON only: no prose, no markdown fence.
 
 A good learning is a lesson that will matter in a future session:
-- a fix, and why it works: the symptom, the cause, the change;
-- a rule or preference the user stated ("always …", "never …", "we use …"), or a correction the user made;
+- a fix, and why it works: the symptom, the cause, the change. A fix pairs a failed attempt with the later one that made the same thing work (the same program, target or file); two unrelated commands that merely came one after the other are not a fix;
+- a fact the user stated about the project, its tools, environment or conventions ("staging uses the eu-west-1 bucket", "we don't control that process"), a rule or preference ("always …", "never …", "we use …"), or a correction the user made;
 - a decision taken, and its reason;
 - a failure to avoid, or a recipe: the command or steps that work here.
-Not a learning: a summary of what the session did, a to-do, something true only for this session, general knowledge every engineer has. Few sharp learnings beat many vague ones (at most 5). When nothing worth remembering was learned, answer {"learnings": []}.
+Not a learning: the task the user asked for, or a summary of what the session did; a to-do; something true only for this session; general knowledge every engineer has; a guess at a cause the session did not establish. A command exiting non-zero is not always a failure (grep finding nothing, a probe).
+Write only what the session shows: every command, file, flag and identifier you name must appear in it (they are checked, and a learning naming what it does not show is dropped). Few sharp learnings beat many vague ones (at most 5). Most sessions teach nothing worth keeping: then answer {"learnings": []}.
 Never write secrets (keys, tokens, passwords, personal data), even when the session shows them.
 
 Answer with exactly this shape:
@@ -580,11 +581,20 @@ func renderNotes(notes []queue.Note, budget int) string {
 func renderNote(i int, n queue.Note) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%d] %s", i, noteRole(n.Kind))
+	if n.Agent != "" {
+		fmt.Fprintf(&b, " · subagent %s", squeezeLine(n.Agent, 40))
+	}
 	if n.Tool != "" {
 		fmt.Fprintf(&b, " · %s", squeezeLine(n.Tool, 100))
 	}
 	if n.ExitCode != nil {
 		fmt.Fprintf(&b, " · exit %d", *n.ExitCode)
+	}
+	switch n.Outcome {
+	case queue.OutcomeOK:
+		b.WriteString(" · worked")
+	case queue.OutcomeFailed:
+		b.WriteString(" · failed too")
 	}
 	b.WriteString("\n")
 	if in := strings.TrimSpace(n.Input); in != "" {
@@ -606,6 +616,10 @@ func noteRole(kind string) string {
 		return "tool/failure"
 	case queue.NoteFollowup:
 		return "assistant/followup (right after the failure)"
+	case queue.NoteHook:
+		return "hook/feedback (a project hook told the agent)"
+	case queue.NoteSubagent:
+		return "subagent/task (work the agent handed to a subagent)"
 	case "":
 		return "note"
 	}

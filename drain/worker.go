@@ -79,6 +79,9 @@ type EntryResult struct {
 	// NotMerged are existing learnings a proposal was named or looked a duplicate of but
 	// differs from in substance ("lrn-…: why"); the proposal became a learning of its own.
 	NotMerged []string `json:"not_merged,omitempty"`
+	// Ungrounded are proposals of a model dropped because most of the precise terms they
+	// name (commands, paths, identifiers) appear nowhere in the session ("title: terms").
+	Ungrounded []string `json:"ungrounded,omitempty"`
 }
 
 // Report is what a drain run did.
@@ -277,6 +280,9 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		}
 		return res, "", nil
 	}
+	if ext.LLM() {
+		props = dropUngrounded(props, e, &res)
+	}
 	if err := w.apply(ctx, it, ext.Name(), props, paths, &res); err != nil {
 		return res, "", fmt.Errorf("commit what %s made of %s: %w", ext.Name(), e.ID, err)
 	}
@@ -459,8 +465,10 @@ func commitMessage(e *queue.Entry, extractor string, made []*learnings.Learning,
 	from := fmt.Sprintf("%s session %s, %s", e.Harness, queue.Short(e.Session), extractor)
 	var b strings.Builder
 	switch {
-	case len(made) == 0 && len(res.Merged) == 0:
+	case len(made) == 0 && len(res.Merged) == 0 && len(res.Ungrounded) == 0:
 		return fmt.Sprintf("drain: nothing new in %s", from)
+	case len(made) == 0 && len(res.Merged) == 0:
+		fmt.Fprintf(&b, "drain: nothing new in %s\n", from)
 	case len(made) == 1 && len(res.Merged) == 0:
 		fmt.Fprintf(&b, "learn: %s (from %s)", made[0].Title, from)
 		if len(res.Superseded) == 0 && len(res.NotMerged) == 0 {
@@ -483,7 +491,25 @@ func commitMessage(e *queue.Entry, extractor string, made []*learnings.Learning,
 		id, why, _ := strings.Cut(s, ": ")
 		fmt.Fprintf(&b, "\n! %s not merged, kept beside the new learning: %s", id, why)
 	}
+	for _, s := range res.Ungrounded {
+		fmt.Fprintf(&b, "\n- dropped, not in the session: %s", s)
+	}
 	return b.String()
+}
+
+// dropUngrounded keeps the proposals of a model that are grounded in the entry's digest
+// (see grounded) and lists the others in res.
+func dropUngrounded(props []Proposal, e *queue.Entry, res *EntryResult) []Proposal {
+	digest := digestText(e)
+	kept := props[:0:0]
+	for _, p := range props {
+		if ok, missing := grounded(p, digest); !ok {
+			res.Ungrounded = append(res.Ungrounded, fmt.Sprintf("%s (%s)", queue.Clip(p.Title, 80), strings.Join(missing[:min(len(missing), 4)], ", ")))
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
 }
 
 // sameLesson: two titles with the same words, give or take a fifth of them.

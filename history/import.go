@@ -428,6 +428,16 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 		switch {
 		case r.Kind == kindCall && r.Call != "":
 			calls[r.Call] = r.Tool
+		case r.Kind == kindResult && r.Call == "" && r.Proc != "":
+			// the polls of a command an earlier import stored (transcript folds them into
+			// one result when it reads both): joined to that command's call
+			if lines == nil {
+				lines, _ = a.readStore(strm.Name, strm.Messages)
+				if lines == nil {
+					lines = storeLines{}
+				}
+			}
+			r.Call = lines.findProc(r.Proc)
 		case r.Kind == kindResult && r.Tool == "" && r.Call != "":
 			if t, ok := calls[r.Call]; ok {
 				r.Tool = t
@@ -476,7 +486,7 @@ func keep(s *transcript.Session) []record {
 		r := record{
 			Role: string(m.Role), Kind: string(m.Kind), Tool: m.ToolName,
 			Input: clip(redact.String(m.ToolInput), maxStored), Text: clip(redact.String(m.Text), maxStored),
-			Error: m.IsError, Exit: m.ExitCode, Side: m.Sidechain, Call: m.CallID,
+			Error: m.IsError, Exit: m.ExitCode, Side: m.Sidechain, Call: m.CallID, Proc: m.Process,
 		}
 		if !m.Timestamp.IsZero() {
 			r.Time = m.Timestamp.UTC()

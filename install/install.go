@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/atomicfile"
 )
 
 // Harnesses reflect can be installed into.
@@ -445,7 +446,7 @@ func commit(l *loaded, opts Options, res *Result, out []byte, remove bool) error
 		return err
 	}
 	backup := opts.Path + BackupSuffix
-	if err := writeAtomic(backup, l.data, l.mode); err != nil {
+	if err := atomicfile.Write(backup, l.data, l.mode); err != nil {
 		return fmt.Errorf("write backup: %w", err)
 	}
 	if l.exists { // an empty backup records that the file did not exist
@@ -458,30 +459,5 @@ func commit(l *loaded, opts Options, res *Result, out []byte, remove bool) error
 		res.Deleted = true
 		return nil
 	}
-	return writeAtomic(opts.Path, out, l.mode)
-}
-
-// writeAtomic writes data to path through a temporary file in the same directory.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename this does nothing
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(opts.Path, out, l.mode)
 }

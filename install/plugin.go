@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/reflect-memory/reflect/internal/atomicfile"
 )
 
 // PluginOptions describe a Claude Code plugin folder.
@@ -76,7 +78,7 @@ func WritePlugin(opts PluginOptions) (*PluginResult, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(path, encode(v), 0o644); err != nil {
+		if err := atomicfile.Write(path, encode(v), 0o644); err != nil {
 			return nil, fmt.Errorf("write %s: %w", path, err)
 		}
 	}

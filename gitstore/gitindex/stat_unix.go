@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd
 
-package gitstore
+package gitindex
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 )
 
 // fillStat records the stat data git compares to decide a file is unchanged.
-func fillStat(e *entry, fi os.FileInfo) {
+func fillStat(e *Entry, fi os.FileInfo) {
 	e.stat[6] = 0o100644
 	e.stat[9] = uint32(fi.Size())
 	st, ok := fi.Sys().(*syscall.Stat_t)

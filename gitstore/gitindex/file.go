@@ -1,4 +1,4 @@
-package gitstore
+package gitindex
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,13 +15,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// This file reads and writes .git/index (git's Documentation/gitformat-index.txt) directly,
-// versions 2 to 4, including the split-index "link" extension. go-git's index codec
-// materialises every entry as a Go value and knows nothing of split indexes; a capture here
-// touches only the entries it changes.
-
 const (
 	entryFixed    = 62 // ctime, mtime, dev, ino, mode, uid, gid, size (10×4), sha (20), flags (2)
+	entryMin      = 64 // the smallest entry of any version: padded to 8 (v2, v3), varint and NUL (v4)
 	flagExtended  = 0x4000
 	flagStageMask = 0x3000
 	nameMask      = 0x0FFF
@@ -27,8 +25,8 @@ const (
 
 var errIndexFormat = errors.New("malformed git index")
 
-// entry is one index entry: the file's stat data, blob id and path.
-type entry struct {
+// Entry is one index entry: the file's stat data, blob id and path.
+type Entry struct {
 	stat   [10]uint32 // ctime s, ns, mtime s, ns, dev, ino, mode, uid, gid, size
 	hash   plumbing.Hash
 	flags  uint16 // assume-valid, extended and stage bits; the name length is derived
@@ -36,7 +34,18 @@ type entry struct {
 	name   string
 }
 
-func (e *entry) stage() int { return int(e.flags&flagStageMask) >> 12 }
+func (e *Entry) stage() int { return int(e.flags&flagStageMask) >> 12 }
+
+// NewEntry is the stage-0 entry of the work-tree file name, whose blob is id and whose
+// Lstat is fi.
+func NewEntry(name string, id plumbing.Hash, fi os.FileInfo, executable bool) Entry {
+	e := Entry{hash: id, name: name}
+	fillStat(&e, fi)
+	if executable {
+		e.stat[6] = 0o100755
+	}
+	return e
+}
 
 type extension struct {
 	sig  string
@@ -47,15 +56,32 @@ type extension struct {
 // shared entries are deleted and which are replaced by the first entries of this file.
 type splitLink struct {
 	shared   plumbing.Hash
-	del      []uint32
+	del      bitmap // expanded only against the shared index it indexes
 	replaced []uint32
 }
 
-type index struct {
+// File is a parsed .git/index. A split one holds only the front; its shared index is read
+// when a change needs it.
+type File struct {
+	dir     string // the git directory, where sharedindex.<sha> lives
 	version uint32
-	entries []entry     // for a split index: the replacements (no names), then added entries
+	entries []Entry     // for a split index: the replacements (no names), then added entries
 	exts    []extension // optional extensions kept on rewrite (only TREE, invalidated)
 	link    *splitLink
+}
+
+// Read parses gitDir/index; a missing file is an empty index.
+func Read(gitDir string) (*File, error) {
+	cur, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	f, err := parse(cur)
+	if err != nil {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	f.dir = gitDir
+	return f, nil
 }
 
 // entryReader walks the entries of an index file without allocating per entry.
@@ -75,7 +101,12 @@ func newEntryReader(data []byte) (*entryReader, error) {
 	if v < 2 || v > 4 {
 		return nil, fmt.Errorf("%w: version %d", errIndexFormat, v)
 	}
-	return &entryReader{data: data, version: v, count: int(binary.BigEndian.Uint32(data[8:])), off: 12}, nil
+	// the count is checked against the file before anything is sized by it
+	count := int(binary.BigEndian.Uint32(data[8:]))
+	if count > (len(data)-12-20)/entryMin {
+		return nil, fmt.Errorf("%w: %d entries in %d bytes", errIndexFormat, count, len(data))
+	}
+	return &entryReader{data: data, version: v, count: count, off: 12}, nil
 }
 
 // next returns the fixed part, the extended flags and the name of the next entry; the name
@@ -145,8 +176,8 @@ func decodeVarint(b []byte) (uint64, int) {
 	return v, i
 }
 
-func decodeEntry(fixed []byte, xflags uint16, name []byte) entry {
-	var e entry
+func decodeEntry(fixed []byte, xflags uint16, name []byte) Entry {
+	var e Entry
 	for k := range e.stat {
 		e.stat[k] = binary.BigEndian.Uint32(fixed[4*k:])
 	}
@@ -157,16 +188,16 @@ func decodeEntry(fixed []byte, xflags uint16, name []byte) entry {
 	return e
 }
 
-// parseIndex decodes a whole index file. A nil or empty data is an empty index.
-func parseIndex(data []byte) (*index, error) {
+// parse decodes a whole index file. A nil or empty data is an empty index.
+func parse(data []byte) (*File, error) {
 	if len(data) == 0 {
-		return &index{version: 2}, nil
+		return &File{version: 2}, nil
 	}
 	r, err := newEntryReader(data)
 	if err != nil {
 		return nil, err
 	}
-	ix := &index{version: r.version, entries: make([]entry, 0, r.count)}
+	ix := &File{version: r.version, entries: make([]Entry, 0, r.count)}
 	for r.i < r.count {
 		fixed, xf, name, err := r.next()
 		if err != nil {
@@ -185,7 +216,7 @@ func parseIndex(data []byte) (*index, error) {
 		off += 8 + size
 		switch {
 		case sig == "link":
-			l, err := parseLink(body)
+			l, err := parseLink(body, len(ix.entries))
 			if err != nil {
 				return nil, err
 			}
@@ -202,7 +233,9 @@ func parseIndex(data []byte) (*index, error) {
 	return ix, nil
 }
 
-func parseLink(b []byte) (*splitLink, error) {
+// parseLink reads the link extension of an index with nfront entries, each replacement one
+// of which.
+func parseLink(b []byte, nfront int) (*splitLink, error) {
 	if len(b) < 20 {
 		return nil, errIndexFormat
 	}
@@ -211,21 +244,24 @@ func parseLink(b []byte) (*splitLink, error) {
 	if len(b) == 20 {
 		return l, nil
 	}
-	del, n, err := decodeEWAH(b[20:])
+	del, n, err := readEWAH(b[20:])
 	if err != nil {
 		return nil, err
 	}
-	repl, _, err := decodeEWAH(b[20+n:])
+	repl, _, err := readEWAH(b[20+n:])
 	if err != nil {
 		return nil, err
 	}
-	l.del, l.replaced = del, repl
+	if repl.ones > uint64(nfront) {
+		return nil, fmt.Errorf("%w: more replacements than entries", errIndexFormat)
+	}
+	l.del, l.replaced = del, repl.positions()
 	return l, nil
 }
 
 // encode writes the index in version 2 (3 when an entry needs extended flags), its trailer
 // included.
-func (ix *index) encode() []byte {
+func (ix *File) encode() []byte {
 	version := uint32(2)
 	for i := range ix.entries {
 		if ix.entries[i].flags&flagExtended != 0 {
@@ -262,7 +298,7 @@ func (ix *index) encode() []byte {
 	if ix.link != nil {
 		var l bytes.Buffer
 		l.Write(ix.link.shared[:])
-		l.Write(encodeEWAH(ix.link.del))
+		l.Write(ix.link.del.encode())
 		l.Write(encodeEWAH(ix.link.replaced))
 		writeExt(&b, "link", l.Bytes())
 	}
@@ -280,7 +316,7 @@ func writeExt(b *bytes.Buffer, sig string, data []byte) {
 	b.Write(data)
 }
 
-func sortEntries(es []entry) {
+func sortEntries(es []Entry) {
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].name != es[j].name {
 			return es[i].name < es[j].name
@@ -291,7 +327,7 @@ func sortEntries(es []entry) {
 
 // applyFlat replaces every entry of each updated path (all stages) by its new entry, or
 // removes it when the update is nil.
-func applyFlat(entries []entry, updates map[string]*entry) []entry {
+func applyFlat(entries []Entry, updates map[string]*Entry) []Entry {
 	out := entries[:0:0]
 	for _, e := range entries {
 		if _, ok := updates[e.name]; !ok {
