@@ -31,11 +31,13 @@ func isFailure(n queue.Note) bool {
 	return !shellTool(n.Tool) || !benignExit(viewOf(n))
 }
 
-// findFix follows a failed shell command through its followups: a followup call of the same
-// tool that failed in turn continues the chain when it is another try at the same thing,
-// one that did not fail ends it with a fix — when it is evidently another try at what failed
-// (related), not the same command again (a flake, a wait), not the failed command rerun with
-// more checks after it (the fix was in between), not a narrower look-up of it.
+// findFix follows a failed shell command through what the agent did next (the followup
+// notes: its words, then up to a few calls with their outcome). A look at something (a Read,
+// a Grep, an unrelated command) is passed over; an edit ends the search, since what works
+// after the code changed proves nothing about the command. A related call that failed too
+// continues the chain; the first related one that worked ends it with a fix — unless it is
+// the same command again (a flake, a wait), the failed command rerun with more checks after
+// it, a narrower look-up of it, or the command the failure's own output spelled out.
 func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 	f0 := notes[first]
 	if !shellTool(f0.Tool) || !isFailure(f0) || strings.TrimSpace(f0.Input) == "" {
@@ -43,55 +45,95 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 	}
 	fc := &fixChain{failures: []int{first}}
 	cur := first
-	for {
-		next := cur + 1
-		if next >= t.to || notes[next].Kind != queue.NoteFollowup || notes[next].Tool != f0.Tool {
+	for j := first + 1; j < t.to; j++ {
+		n := notes[j]
+		if n.Agent != f0.Agent {
 			return nil, false
 		}
-		fu := notes[next]
-		in := strings.TrimSpace(fu.Input)
-		if in == "" {
-			return nil, false
-		}
-		evident := false
-		for _, f := range fc.failures {
-			if related(viewOf(notes[f]), in) {
-				evident = true
-				break
+		in := strings.TrimSpace(n.Input)
+		switch n.Kind {
+		case queue.NoteFollowup:
+			switch {
+			case n.Tool == "" || in == "":
+				continue // the agent's words
+			case editTool(n.Tool) || shellTool(n.Tool) && editsFiles(in):
+				return nil, false
+			case n.Tool != f0.Tool || !relatedToChain(notes, fc, in):
+				continue // a look at something else
+			case failsLater(notes, t, j, in):
+				continue // its failure note comes next; the chain takes it there
 			}
-		}
-		if !evident {
-			return nil, false
-		}
-		failedAt := -1
-		for j := next + 1; j < t.to; j++ {
-			if n := notes[j]; n.Kind == queue.NoteFailure && n.Tool == fu.Tool && strings.TrimSpace(n.Input) == in {
-				failedAt = j
-				break
-			}
-		}
-		if failedAt < 0 {
 			prev := strings.TrimSpace(notes[cur].Input)
 			if in == strings.TrimSpace(f0.Input) || rerun(prev, in) || rerunPlus(prev, in) || lookup(prev, in) ||
 				selfExplained(viewOf(notes[cur]), in) {
 				return nil, false
 			}
-			fc.success, fc.conf = next, "medium"
-			for j := next + 1; j < t.to; j++ {
-				if n := notes[j]; n.Tool == fu.Tool && isFailure(n) {
+			fc.success, fc.conf = j, "medium"
+			for k := j + 1; k < t.to; k++ {
+				if m := notes[k]; m.Tool == n.Tool && m.Agent == n.Agent && isFailure(m) {
 					fc.conf = "low" // something of the kind still fails: the fix is not clear
 					break
 				}
 			}
 			return fc, true
-		}
-		if !isFailure(notes[failedAt]) {
+		case queue.NoteFailure:
+			switch {
+			case !isFailure(n) && !isRejection(n):
+				continue // a look-up that found nothing
+			case isRejection(n) || n.Tool != f0.Tool || !relatedToChain(notes, fc, in):
+				return nil, false // refused, or the agent moved on to something else
+			}
+			fc.failures = append(fc.failures, j)
+			cur = j
+		default:
 			return nil, false
 		}
-		fc.failures = append(fc.failures, failedAt)
-		cur = failedAt
 	}
+	return nil, false
 }
+
+// relatedToChain reports whether a command is another try at one of the chain's failures.
+func relatedToChain(notes []queue.Note, fc *fixChain, in string) bool {
+	for _, f := range fc.failures {
+		if related(viewOf(notes[f]), in) {
+			return true
+		}
+	}
+	return false
+}
+
+// failsLater reports whether the call of the followup at j failed: its outcome says so, or,
+// in a digest written before outcomes were recorded, a failure of the same command follows.
+func failsLater(notes []queue.Note, t turn, j int, in string) bool {
+	switch notes[j].Outcome {
+	case queue.OutcomeFailed:
+		return true
+	case queue.OutcomeOK:
+		return false
+	}
+	for k := j + 1; k < t.to; k++ {
+		if n := notes[k]; n.Kind == queue.NoteFailure && n.Tool == notes[j].Tool && strings.TrimSpace(n.Input) == in {
+			return true
+		}
+	}
+	return false
+}
+
+// editTool names the tools that change files.
+func editTool(name string) bool {
+	switch strings.ToLower(name) {
+	case "edit", "multiedit", "write", "notebookedit", "apply_patch", "str_replace_based_edit_tool", "str_replace_editor",
+		"edit_file", "write_file", "create_file", "replace_in_file":
+		return true
+	}
+	return false
+}
+
+var editCmdRe = regexp.MustCompile(`(?:^|[;&|]\s*)(?:sed\s+(?:-[a-zA-Z]*i|--in-place)|perl\s+-[a-z]*p[a-z]*i|patch\b|git\s+(?:apply|am|checkout\s+--|restore|stash\s+pop|cherry-pick|revert)\b|gofmt\s+-w|goimports\s+-w|prettier\s+(?:--write|-w)|black\b|ruff\s+format|cargo\s+fmt|mix\s+format|rustfmt\b)`)
+
+// editsFiles reports whether a shell command changes source files (sed -i, a patch, a
+// formatter): the code, not the command, is what changed after it.
+func editsFiles(in string) bool { return editCmdRe.MatchString(in) }
 
 func fixProposal(notes []queue.Note, fc *fixChain) Proposal {
 	f0, w := notes[fc.failures[0]], notes[fc.success]

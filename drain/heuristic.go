@@ -153,16 +153,16 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 	}
 
 	for _, t := range turns {
-		if t.prompt >= 0 && stopFeedbackRe.MatchString(notes[t.prompt].Text) {
-			if p, ok := stopHookRule(notes[t.prompt]); ok {
+		if t.prompt >= 0 && hookFeedbackRe.MatchString(notes[t.prompt].Text) {
+			if p, ok := hookNoteRule(notes[t.prompt]); ok {
 				out = append(out, anchored{t.prompt, p})
 			}
 		}
 		for i := t.from; i < t.to; i++ {
 			n := notes[i]
 			switch {
-			case n.Kind == noteHook:
-				if p, ok := stopHookRule(n); ok {
+			case n.Kind == queue.NoteHook:
+				if p, ok := hookNoteRule(n); ok {
 					out = append(out, anchored{i, p})
 				}
 				continue

@@ -184,6 +184,21 @@ func said(s string) queue.Note       { return queue.Note{Kind: queue.NoteFollowu
 func ran(tool, in string) queue.Note {
 	return queue.Note{Kind: queue.NoteFollowup, Tool: tool, Input: in}
 }
+
+// worked and broke are followup calls as the digest records them since it keeps outcomes.
+func worked(tool, in string) queue.Note {
+	return queue.Note{Kind: queue.NoteFollowup, Tool: tool, Input: in, Outcome: queue.OutcomeOK}
+}
+func broke(tool, in string) queue.Note {
+	return queue.Note{Kind: queue.NoteFollowup, Tool: tool, Input: in, Outcome: queue.OutcomeFailed}
+}
+func inAgent(agent string, ns ...queue.Note) []queue.Note {
+	for i := range ns {
+		ns[i].Agent = agent
+	}
+	return ns
+}
+
 func failed(tool, in, out string, code int) queue.Note {
 	return queue.Note{Kind: queue.NoteFailure, Tool: tool, Input: in, Text: out, ExitCode: &code}
 }
@@ -487,7 +502,7 @@ func TestHeuristicSessions(t *testing.T) {
 		notes: []queue.Note{
 			prompt("fit the model"),
 			conclusion("Done."),
-			{Kind: noteHook, Text: "Stop hook feedback:\n[.claude/hooks/check-untracked.sh]: There are untracked files in the repository: a.py, out.csv. Delete them or commit them before ending the session."},
+			{Kind: queue.NoteHook, Text: "Stop hook feedback:\n[.claude/hooks/check-untracked.sh]: There are untracked files in the repository: a.py, out.csv. Delete them or commit them before ending the session."},
 			conclusion("Removed them."),
 		},
 		want: []wantProposal{{title: "The Stop hook `check-untracked.sh` refuses to end the session: There are untracked files in the repository", kind: "rule", conf: "low"}},
@@ -495,7 +510,7 @@ func TestHeuristicSessions(t *testing.T) {
 		name: "a Stop hook that only nags is no rule",
 		notes: []queue.Note{
 			prompt("wait for the build"),
-			{Kind: noteHook, Text: "Stop hook feedback: still waiting"},
+			{Kind: queue.NoteHook, Text: "Stop hook feedback: still waiting"},
 			conclusion("Done."),
 		},
 	}, {
@@ -517,6 +532,63 @@ func TestHeuristicSessions(t *testing.T) {
 			conclusion("Done."),
 		},
 		want: []wantProposal{{title: "Use slog, not log.Printf", kind: "preference", conf: "medium"}},
+	}, {
+		name: "a look before the command that worked",
+		notes: []queue.Note{
+			prompt("run the order tests"),
+			failed("Bash", "pytest tests/api -q", "E   ModuleNotFoundError: No module named 'shop'", 2),
+			{Kind: queue.NoteFollowup, Text: "The package isn't importable; checking how the project runs its tools.", Tool: "Read", Input: `{"file_path":"/src/shop/pyproject.toml"}`, Outcome: queue.OutcomeOK},
+			worked("Bash", "uv run pytest tests/api -q"),
+			conclusion("12 passed."),
+		},
+		want: []wantProposal{{title: "`pytest tests/api -q` needs `uv run`", kind: "fix", conf: "medium"}},
+	}, {
+		name: "what works after an edit proves no command",
+		notes: []queue.Note{
+			prompt("fix the duration parser"),
+			failed("Bash", "go test ./parser -run TestParseDuration", "duration_test.go:19: got 30m, want 1h30m", 1),
+			worked("Edit", `{"file_path":"/src/parser/duration.go","old_string":"d =","new_string":"d +="}`),
+			worked("Bash", "go test ./parser"),
+			conclusion("Fixed."),
+		},
+	}, {
+		name: "nor after a sed -i",
+		notes: []queue.Note{
+			prompt("fix the import"),
+			failed("Bash", "npm run build", "error TS2307: Cannot find module './utils'", 1),
+			worked("Bash", "sed -i 's#./utils#./lib/utils#' src/index.ts"),
+			worked("Bash", "npm run build -- --pretty"),
+			conclusion("Builds."),
+		},
+	}, {
+		name: "a retry that failed too, then the fix",
+		notes: []queue.Note{
+			prompt("install"),
+			failed("Bash", "pip install -r requirements.txt", "error: externally-managed-environment", 1),
+			broke("Bash", "pip install --user -r requirements.txt"),
+			failed("Bash", "pip install --user -r requirements.txt", "error: externally-managed-environment", 1),
+			worked("Bash", ".venv/bin/pip install -r requirements.txt"),
+			conclusion("Installed in .venv."),
+		},
+		want: []wantProposal{{title: "`pip install -r requirements.txt` works with `.venv/bin/pip` instead of `pip`", kind: "fix", conf: "medium",
+			body: []string{"Then `pip install --user -r requirements.txt`"}}},
+	}, {
+		name: "a subagent's failure and fix",
+		notes: append(append([]queue.Note{prompt("profile the export")},
+			inAgent("b71c",
+				queue.Note{Kind: queue.NoteSubagent, Text: "Profile the export tests"},
+				failed("Bash", "python manage.py test exports", "KeyError: 'DJANGO_SECRET_KEY'", 1),
+				worked("Bash", "DJANGO_SETTINGS_MODULE=config.settings.test python manage.py test exports"),
+				conclusion("N+1 in monthly.py:41."))...),
+			conclusion("Fixed the N+1.")),
+		want: []wantProposal{{title: "`python manage.py test exports` needs `DJANGO_SETTINGS_MODULE=config.settings.test`", kind: "fix", conf: "medium"}},
+	}, {
+		name: "the session's failure is not fixed by a subagent's command",
+		notes: append(append([]queue.Note{prompt("run the tests"),
+			failed("Bash", "python manage.py test exports", "KeyError: 'DJANGO_SECRET_KEY'", 1)},
+			inAgent("c9", queue.Note{Kind: queue.NoteSubagent, Text: "Find the settings"},
+				worked("Bash", "DJANGO_SETTINGS_MODULE=config.settings.test python manage.py test exports"))...),
+			conclusion("Done.")),
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

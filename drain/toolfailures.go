@@ -13,10 +13,6 @@ import (
 	"github.com/reflect-memory/reflect/queue"
 )
 
-// noteHook is the digest's note for a hook's feedback to the agent (a Stop hook refusing to
-// end the turn), which reaches the transcript as user-role text.
-const noteHook = "hook"
-
 var tooLargeRe = regexp.MustCompile(`(?i)exceeds maximum allowed (?:tokens|size)|file content \([^)]*\) exceeds`)
 
 // jsonField is a string field of a tool call's JSON input.
@@ -132,7 +128,7 @@ func hookTitle(reason string) string {
 }
 
 var (
-	stopFeedbackRe = regexp.MustCompile(`^(?:Stop|SubagentStop) hook feedback:\s*`)
+	hookFeedbackRe = regexp.MustCompile(`^[A-Za-z]+(?::\S+)? hook feedback:\s*`)
 	hookCmdRe      = regexp.MustCompile(`^\[([^\]]*)\]:\s*`)
 	// ruleCue: a hook's message that asks for something, as a rule does.
 	ruleCue = regexp.MustCompile(`(?i)\b(?:must|please|before|required?|not allowed|don't|do not|never|always|should|commit|delete|remove|run|need to|needs to)\b`)
@@ -140,13 +136,13 @@ var (
 	listTail = regexp.MustCompile(`:\s*\S+(?:,\s*\S+)*$`)
 )
 
-// stopHookRule is a hook's refusal to let the agent end its turn, when it asks for
-// something a next session should do before it finishes.
-func stopHookRule(n queue.Note) (Proposal, bool) {
-	text := stopFeedbackRe.ReplaceAllString(strings.TrimSpace(n.Text), "")
-	hook := ""
+// hookNoteRule is a hook's feedback to the agent (a Stop hook refusing to let it end its
+// turn, a PostToolUse hook's complaint), when it asks for something a next session should do.
+func hookNoteRule(n queue.Note) (Proposal, bool) {
+	text := hookFeedbackRe.ReplaceAllString(strings.TrimSpace(n.Text), "")
+	hook := strings.TrimSpace(n.Input)
 	if m := hookCmdRe.FindStringSubmatch(text); m != nil {
-		hook = m[1]
+		hook = cmpOr(hook, m[1])
 		text = text[len(m[0]):]
 	}
 	text = strings.Join(strings.Fields(text), " ")
@@ -158,19 +154,27 @@ func stopHookRule(n queue.Note) (Proposal, bool) {
 		first = first[:k]
 	}
 	first = listTail.ReplaceAllString(strings.TrimRight(first, ". "), "")
-	name := "A Stop hook"
-	if hook != "" {
-		name = "The Stop hook " + code(path.Base(strings.Fields(hook)[len(strings.Fields(hook))-1]))
+	event := cmpOr(strings.TrimSpace(n.Tool), "Stop")
+	if k := strings.IndexByte(event, ':'); k > 0 {
+		event = event[:k]
 	}
-	title := clipWords(name+" refuses to end the session: "+first, 140)
+	name := "A " + event + " hook"
+	if f := strings.Fields(hook); len(f) > 0 {
+		name = "The " + event + " hook " + code(path.Base(strings.Trim(f[len(f)-1], `"'`)))
+	}
+	says := " says: "
+	if event == "Stop" || event == "SubagentStop" {
+		says = " refuses to end the session: "
+	}
+	title := clipWords(name+says+first, 140)
 	var col collector
 	col.prose(text)
 	var t triggerSet
-	t.add("stop hook")
-	for _, s := range proseTriggers(text) {
+	t.add(strings.ToLower(event) + " hook")
+	for _, s := range proseTriggers(first) {
 		t.add(s)
 	}
-	body := "The agent was kept from ending its turn by a Stop hook"
+	body := "The agent was stopped by a " + event + " hook"
 	if hook != "" {
 		body += " (" + code(hook) + ")"
 	}
@@ -179,4 +183,11 @@ func stopHookRule(n queue.Note) (Proposal, bool) {
 		Title: title, Body: body, Kind: "rule", Confidence: "low",
 		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, Triggers: t.list, evidence: true,
 	}, true
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
