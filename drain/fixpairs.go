@@ -5,6 +5,7 @@ package drain
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -161,7 +162,7 @@ func fixProposal(notes []queue.Note, fc *fixChain) Proposal {
 // setup step the command needs first, the words the command needs (or must lose), the fix
 // the failure's output named, or else the command that failed and the one that worked.
 func fixTitle(failed, worked queue.Note) string {
-	f, w := strings.TrimSpace(failed.Input), strings.TrimSpace(worked.Input)
+	f, w := quiet(failed.Input), quiet(worked.Input)
 	short := code(shortCommand(f))
 	var title string
 	added, removed, same := wordDiff(f, w)
@@ -176,6 +177,9 @@ func fixTitle(failed, worked queue.Note) string {
 		title = short + " needs " + code(clipLine(strings.Join(added, " "), hTitleWorked))
 	case same && len(added) > 0 && len(removed) > 0 && len(added) <= 3 && len(removed) <= 3 && slices.ContainsFunc(append(added, removed...), pathOrFlag):
 		title = short + " works with " + code(clipLine(strings.Join(added, " "), hTitleWorked)) + " instead of " + code(clipLine(strings.Join(removed, " "), hTitleCmd))
+	case fromDir(w) != "":
+		dir, rest := cdSplit(w)
+		title = short + " fails; run " + code(clipLine(rest, hTitleWorked)) + " from " + code(dir)
 	case namedInOutput(failed, w):
 		title = short + " fails"
 		if frag := errorFragment(failed); frag != "" {
@@ -192,6 +196,39 @@ func fixTitle(failed, worked queue.Note) string {
 // a title of its own (not a script or target name: `npm run docs` and `npm run docs:build`
 // read better whole).
 func pathOrFlag(w string) bool { return strings.HasPrefix(w, "-") || strings.ContainsAny(w, "/=") }
+
+var redirRe = regexp.MustCompile(`\s+(?:2>&1|&>\s*/dev/null|2?>\s*/dev/null)(?:\s|$)`)
+
+// quiet is a command line without the redirections that only route its output.
+func quiet(line string) string {
+	return strings.TrimSpace(redirRe.ReplaceAllString(strings.TrimSpace(line), " "))
+}
+
+var cdRe = regexp.MustCompile(`^cd\s+("[^"]+"|'[^']+'|\S+)\s*&&\s*(.+)$`)
+
+// cdSplit cuts `cd DIR && REST` into DIR (as a title shows it: its last element, or two
+// for a relative path) and REST.
+func cdSplit(w string) (dir, rest string) {
+	m := cdRe.FindStringSubmatch(strings.TrimSpace(w))
+	if m == nil {
+		return "", ""
+	}
+	d := strings.Trim(m[1], `"'`)
+	d = strings.TrimSuffix(d, "/")
+	if strings.HasPrefix(d, "/") || strings.HasPrefix(d, "~") {
+		d = path.Base(d)
+	}
+	return d + "/", strings.TrimSpace(m[2])
+}
+
+// fromDir is the directory a command that worked went into first, when that is the fix.
+func fromDir(w string) string {
+	d, rest := cdSplit(w)
+	if d == "" || strings.Contains(rest, "&&") || strings.Contains(rest, ";") {
+		return ""
+	}
+	return d
+}
 
 // shortCommand is a command line as a title shows it: whole when it is short and simple,
 // else each of its commands by program and subcommand ("git add … && git commit …").

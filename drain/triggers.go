@@ -117,7 +117,11 @@ func commandTriggers(t *triggerSet, line string) {
 			continue
 		}
 		t.add(strings.TrimSpace(p + " " + sub))
-		for _, d := range distinctive(s) {
+		ds := distinctive(s)
+		if len(ds) > 3 {
+			continue // a list of files is not what a person types
+		}
+		for _, d := range ds {
 			if len([]rune(d)) <= 40 && !strings.ContainsAny(d, " *$|") {
 				t.identifier(d)
 			}
