@@ -165,6 +165,28 @@ func TestRelated(t *testing.T) {
 	}
 }
 
+func TestWeakened(t *testing.T) {
+	for _, c := range []struct {
+		failed, worked string
+		want           bool
+	}{
+		{"go test -race ./...", "go test ./...", true},        // the race detector dropped
+		{"cargo clippy -- -D warnings", "cargo clippy", true}, // the warnings no longer fail it
+		{"go test ./internal/store", "go test -v ./internal/store", true},
+		{"go test ./...", "go test ./... -run TestParse", true},
+		{"pytest", "pytest tests/unit", true},
+		{"npx jest", "npx jest --testNamePattern=cart", true},
+		{"cargo test tls", "cargo test --features tls tls", false}, // a feature is no narrowing
+		{"pytest tests/api -q", "uv run pytest tests/api -q", false},
+		{"git add a.go priv/static/app.css", "git add a.go", false}, // a file left out is no weaker check
+		{"python manage.py test", "DJANGO_SETTINGS_MODULE=config.settings.test python manage.py test", false},
+	} {
+		if got := weakened(c.failed, c.worked); got != c.want {
+			t.Errorf("weakened(%q, %q) = %v, want %v", c.failed, c.worked, got, c.want)
+		}
+	}
+}
+
 func TestSelfExplained(t *testing.T) {
 	out := "fatal: The current branch x has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin x\n"
 	if !selfExplained(noteView{text: out}, "git push --set-upstream origin x 2>&1") {

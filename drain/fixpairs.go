@@ -66,7 +66,7 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 			}
 			prev := strings.TrimSpace(notes[cur].Input)
 			if in == strings.TrimSpace(f0.Input) || rerun(prev, in) || rerunPlus(prev, in) || lookup(prev, in) ||
-				selfExplained(viewOf(notes[cur]), in) {
+				selfExplained(viewOf(notes[cur]), in) || weakened(prev, in) {
 				return nil, false
 			}
 			fc.success, fc.conf = j, "medium"
@@ -91,6 +91,63 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 		}
 	}
 	return nil, false
+}
+
+// noiseFlags change what a command prints, not what it does; narrowFlags pick a part of
+// what it does (a test, a package); checkFlags make it stricter; bypassFlags skip a check.
+var (
+	noiseFlags  = setOf(`-v -vv -vvv --verbose -x --debug --trace -s --nocapture --no-capture --color --no-color -q --quiet --silent --pretty --no-pretty -count=1 --count=1 --bail -failfast --fail-fast`)
+	narrowFlags = setOf(`-run --run -k -t --testNamePattern --test-name-pattern --grep -g --filter -p --package --lib --bin --test -m --match --only --spec --project`)
+	checkFlags  = setOf(`-race --race -D -Dwarnings --deny -Werror --strict --max-warnings --locked --frozen --frozen-lockfile --immutable --check --ci --fail-on-warning --warnings-as-errors -W error --no-fix`)
+	bypassFlags = setOf(`--no-verify --break-system-packages --skip-checks --no-check --nocheck --insecure --allow-dirty --no-strict --force --skip-tests -DskipTests --no-lint --ignore-errors --exclude-failing`)
+)
+
+// weakened reports whether worked is what failed with less checked: a check dropped (-race,
+// -D warnings, --frozen-lockfile), one bypassed (--no-verify, --force), or only output or a
+// narrower part asked for (-v, -run TestX, a test path added to a test run).
+func weakened(failed, worked string) bool {
+	added, removed, same := wordDiff(failed, worked)
+	if !same {
+		return false
+	}
+	flag := func(a string) string { return strings.SplitN(a, "=", 2)[0] }
+	for _, r := range removed {
+		if checkFlags[flag(r)] {
+			return true
+		}
+	}
+	for _, a := range added {
+		if bypassFlags[flag(a)] {
+			return true
+		}
+	}
+	if len(added) == 0 {
+		return false
+	}
+	test := false
+	progs := map[string]bool{}
+	for _, s := range attempts(worked) {
+		p, sub := s.program()
+		progs[p] = true
+		test = test || sub == "test" || p == "pytest" || p == "jest" || p == "vitest" || p == "mocha" || p == "rspec" ||
+			p == "phpunit" || p == "tox" || p == "nox" || p == "playwright"
+	}
+	for i := 0; i < len(added); i++ {
+		a := added[i]
+		switch {
+		case noiseFlags[a] || noiseFlags[flag(a)]:
+		case narrowFlags[a] || narrowFlags[flag(a)]:
+			if !strings.Contains(a, "=") && i+1 < len(added) && !strings.HasPrefix(added[i+1], "-") {
+				i++ // its value
+			}
+		case test && !strings.HasPrefix(a, "-") && !assignRe.MatchString(a) && !isLauncher(a) && !wrappers[a] &&
+			a != "run" && a != "exec" && !progs[base(a)]:
+			// a test or a path added to a test run narrows it
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // relatedToChain reports whether a command is another try at one of the chain's failures.
