@@ -36,6 +36,8 @@ var rememberPositives = []struct{ prompt, note string }{
 
 var rememberNegatives = []string{
 	"never commit it to the repo", // about something this prompt does not name
+	"Never do this again",
+	"ok. never do that to a prod database",
 	"do you remember the API?",
 	"I can't remember the flag name",
 	"I don't remember how this works",

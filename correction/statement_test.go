@@ -57,6 +57,9 @@ var statementPositives = []struct {
 	{"we run the sync job on a cron every hour", "we run the sync job on a cron every hour", false},
 	{"this project is a monorepo with three packages under packages/", "this project is a monorepo with three packages", false},
 	{"the build uses esbuild, not webpack", "the build uses esbuild", false},
+	{"the app is deployed to fly.io from the main branch", "the app is deployed to fly.io", false},
+	{"this service is written in Go 1.22", "this service is written in Go 1.22", false},
+	{"we store all dates in UTC", "we store all dates in UTC", false},
 }
 
 // statementNegatives are prompts with no lasting fact or rule: tasks, questions, bug
@@ -137,6 +140,11 @@ var statementNegatives = []string{
 	"the staging db has stale data, reseed it",
 	"we don't need that anymore",
 	"I always forget how this works, explain the retry logic",
+	"we get a 500 when posting an empty cart",
+	"the repo is huge, search before reading whole folders",
+	"staging is deployed now",
+	"the app is slow on the dashboard",
+	"this project is so complicated",
 }
 
 func TestStatementsPositives(t *testing.T) {
