@@ -1,28 +1,47 @@
 package drain
 
-// The heuristic extractor: offline, no LLM, deterministic. It walks the notes of an entry's
-// digest turn by turn (a turn is a prompt and the notes up to the next prompt) and proposes
+// The heuristic extractor: offline, no LLM, deterministic, and precise before it is complete:
+// a memory of junk is worse than an empty one (issue 15: on six real sessions the first
+// version proposed one learning, and it was false). It walks the notes of an entry's digest
+// turn by turn (a turn is a prompt and the notes up to the next prompt; a subagent's part of
+// a turn is kept apart by its Agent) and proposes
 //
-//   - corrections: the first prompt after a turn with failed tool calls, when
+//   - corrections: the first prompt after a turn with failed attempts, when
 //     correction.Classify reads it as one (medium: the hook may already have committed it
-//     at low confidence, the drain sees what failed and what worked after);
+//     at low confidence, the drain sees what failed and what worked after). When the prompt
+//     names the command to use instead and the turn then ran it, it is titled by it and
+//     supersedes the hook's learning of the same prompt;
 //   - rules: a prompt with an explicit note, correction.Remember (high: the user said it);
-//   - fixes: a failed shell command whose followup, in the same turn, is another command of the
-//     same tool that did not fail (medium; low when the turn still has later failures of that
-//     tool). A failure whose lesson a correction already carries is merged into the correction;
-//   - preferences: the same imperative instruction ("use X", "don't Y", "always Z") in two or
-//     more prompts (medium).
+//   - lessons said in prose (statements.go): the sentences of a prompt that state a lasting
+//     fact of the project, its tooling or its environment, or a standing rule
+//     (correction.Statements), never the agent's words; a fact is low until said again, an
+//     explicit rule (always, never, we never …) medium;
+//   - fixes (fixpairs.go): a failed shell command and the related command that worked after
+//     it (medium; low when the turn still has later failures of that tool). Related means
+//     evidently another try (commands.go): the same program and subcommand, a distinctive
+//     argument shared, or a command the failure's output named; never a rerun, a wait, the
+//     failed command rerun with more checks after it, a narrower or weaker one (-v, -run X,
+//     -race dropped, --no-verify), one the output spelled out whole, nor anything after an
+//     edit. A failure whose lesson a correction already carries is merged into it;
+//   - what a failed tool call or a hook taught (toolfailures.go): a hook's refusal of a call
+//     (its reason is a rule, medium), a hook's feedback that asks for something (low), a Read
+//     over the size limit that the agent then read in parts (low);
+//   - preferences: the same imperative instruction ("use X", "don't Y", "always Z", "X, not
+//     Y") in two or more prompts (medium).
 //
-// A failure with nothing after it that shows what worked gives no proposal: "X failed" with no
+// Not every non-zero exit is a failure (benignExit): a grep that found nothing, files that
+// differ, a false test, a probe for a program or a service that is not there (yet). A
+// failure with nothing after it that shows what worked gives no proposal: "X failed" with no
 // fix is not a lesson anyone would write down, and the LLM extractors are there for subtler
-// sessions. Non-shell tools (Edit, apply_patch, MCP calls) give no fix pairs either: their
-// inputs are JSON or patches, and a second call with other arguments says nothing reusable.
+// sessions. Every proposal carries triggers (triggers.go): the words a later prompt will use.
 //
 // Proposals are ordered by the note that gave them (a preference by its second prompt).
 // Proposals of one entry whose titles are near-identical are merged into the first; a proposal
 // whose title is near-identical to an existing learning's gets DuplicateOf. Near-identical:
 // the title's words after index.Analyze (minus a few fillers such as "please") overlap by at
 // least 0.8 of the larger set, so titles of four words or fewer must have the same words.
+//
+// fixtures/extraction/ measures it (TestExtractionSuite); its README says how.
 
 import (
 	"context"
