@@ -206,12 +206,9 @@ func (s simple) program() (prog, sub string) {
 		return "", ""
 	}
 	p := base(ws[0])
-	if runs, ok := launchers[p]; ok && len(ws) > 1 {
+	if runs, ok := launchers[p]; ok && len(ws) > 1 && (len(runs) == 0 || slices.Contains(runs, ws[1])) {
 		rest := ws[1:]
 		if len(runs) > 0 {
-			if !slices.Contains(runs, rest[0]) {
-				return p, firstArg(rest)
-			}
 			rest = rest[1:]
 		}
 		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
@@ -245,8 +242,9 @@ func (s simple) program() (prog, sub string) {
 		return p, ""
 	}
 	sub = firstArg(rest)
-	if p == "docker" && sub == "compose" || p == "go" && sub == "tool" || p == "gh" {
-		// docker compose up, gh pr create: the subcommand has its own
+	if p == "docker" && sub == "compose" || p == "go" && sub == "tool" || p == "gh" ||
+		(p == "npm" || p == "pnpm" || p == "yarn" || p == "bun" || p == "deno") && (sub == "run" || sub == "run-script" || sub == "task") {
+		// docker compose up, gh pr create, npm run build: the subcommand has its own
 		i := slices.Index(rest, sub)
 		if i >= 0 {
 			if s2 := firstArg(rest[i+1:]); s2 != "" {
@@ -309,6 +307,20 @@ func last(line string) (simple, bool) {
 	return ss[len(ss)-1], true
 }
 
+// lookupSub are subcommands that ask whether something exists or is in a state; their
+// non-zero exit is the answer "no".
+var lookupSub = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range strings.Split(`npm ls, npm list, npm view, pnpm ls, pnpm list, yarn list, yarn why, pip show, pip3 show,
+		brew list, brew info, docker inspect, podman inspect, kubectl get, kubectl describe, helm status, git rev-parse,
+		git show-ref, git ls-remote, git cat-file, git merge-base, git ls-files, git check-ignore, git config,
+		systemctl is-active, systemctl is-enabled, systemctl status, gh pr view, gh pr checks, apt list, dpkg -s, go list,
+		cargo tree`, ",") {
+		m[strings.Join(strings.Fields(k), " ")] = true
+	}
+	return m
+}()
+
 var (
 	// loopRe finds a shell loop, whose status says little about any one try.
 	loopRe = regexp.MustCompile(`(?:^|[;&|(\s])(?:for|while|until)\s[^;]*;\s*do\b`)
@@ -362,6 +374,8 @@ func benignExit(n noteView) bool {
 		return true
 	case code == 1 && (p == "pgrep" || p == "pidof"):
 		return true
+	case (code >= 1 && code <= 4 || code == 128) && lookupSub[p+" "+sub]:
+		return true // is it there? (npm ls, pip show, kubectl get, docker inspect, git rev-parse …)
 	case p == "curl" && has("-f", "--fail", "--fail-with-body") && (looped || code == 7 || code == 28 || code == 52 || code == 56):
 		return true // a probe: the service was not up (yet)
 	case (p == "nc" && has("-z") || p == "pg_isready" || p == "wget" && has("--spider")) && code != 127:
@@ -468,6 +482,10 @@ func isTokenRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-'
 }
 
+// unknownSubRe: the program said it has no such script, target, recipe or subcommand; then
+// any other one of the same program is the try that replaces it.
+var unknownSubRe = regexp.MustCompile(`(?i)missing script|no rule to make target|no such (?:command|subcommand|task|recipe)|unknown (?:command|subcommand|script|target)|does not contain recipe|couldn't find a script named|task ["']?[\w:.-]+["']? (?:does not exist|not found)|is not a (?:task|command|script)`)
+
 // related reports whether worked is evidently another try at what failed: the same
 // program and subcommand, one of the failed command's distinctive words (a file, a target,
 // a pattern), or a command the failure's output names ("please run terraform init").
@@ -476,11 +494,12 @@ func related(failed noteView, worked string) bool {
 	if len(fs) == 0 || len(ws) == 0 {
 		return false
 	}
+	unknownSub := unknownSubRe.MatchString(failed.text)
 	for _, f := range fs {
 		fp, fsub := f.program()
 		for _, w := range ws {
 			wp, wsub := w.program()
-			if fp != "" && fp == wp && fsub == wsub {
+			if fp != "" && fp == wp && (fsub == wsub || unknownSub) {
 				return true
 			}
 		}
@@ -547,16 +566,16 @@ func setupFirst(failed, worked string) string {
 }
 
 // lookup reports whether worked only looks at what the failed command used (`npm run` after
-// `npm run build`): the same program and subcommand with a subset of its words.
+// `npm run build`): the same program with a subset of its words.
 func lookup(failed, worked string) bool {
 	ws := attempts(worked)
 	if len(ws) != 1 {
 		return false
 	}
-	wp, wsub := ws[0].program()
+	wp, _ := ws[0].program()
 	for _, f := range attempts(failed) {
-		fp, fsub := f.program()
-		if fp != wp || fsub != wsub || len(ws[0].words) >= len(f.words) {
+		fp, _ := f.program()
+		if fp != wp || len(ws[0].words) >= len(f.words) {
 			continue
 		}
 		sub := true

@@ -44,7 +44,7 @@ func TestProgram(t *testing.T) {
 		{"python -m pytest -q tests", "pytest", ""},
 		{"uv run pytest tests/api -q", "pytest", ""},
 		{"npx jest src/cart", "jest", ""},
-		{"npm run build", "npm", "run"},
+		{"npm run build", "npm", "run build"},
 		{"npm exec -- tsc --noEmit", "tsc", ""},
 		{".venv/bin/pip install -r requirements.txt", "pip", "install"},
 		{"docker compose -f test/compose.yaml up -d", "docker", "compose up"},
@@ -96,6 +96,12 @@ func TestBenignExit(t *testing.T) {
 		{`until pg_isready -h localhost; do sleep 1; done`, 2},
 		{`nc -z localhost 5432`, 1},
 		{`pg_isready -h localhost -p 5432`, 2},
+		{`npm ls lodash`, 1},
+		{`pip show requests`, 1},
+		{`kubectl get deploy api -n staging`, 1},
+		{`docker inspect api-db`, 1},
+		{`git rev-parse --verify origin/release`, 128},
+		{`systemctl is-active postgresql`, 3},
 	}
 	for _, c := range benign {
 		if !benignExit(noteView{input: c.input, exit: exitCode(c.exit)}) {
@@ -142,6 +148,8 @@ func TestRelated(t *testing.T) {
 		{"terraform plan -out=plan.tfplan", `Error: Backend initialization required, please run "terraform init"`, "terraform init -backend-config=backend.hcl"},
 		{"go build ./...", "go: updates to go.mod needed; to update it:\n\tgo mod tidy", "go mod tidy && go build ./..."},
 		{"pip install -r requirements.txt", "error: externally-managed-environment", ".venv/bin/pip install -r requirements.txt"},
+		{"npm run build", `npm error Missing script: "build"`, "npm run compile"},
+		{"make docs", "make: *** No rule to make target 'docs'.  Stop.", "make site"},
 	}
 	for _, c := range yes {
 		if !related(noteView{input: c.failed, text: c.out}, c.worked) {
@@ -152,6 +160,8 @@ func TestRelated(t *testing.T) {
 		{`stat -f '%Sm %N' ~/.claude/projects/*/*.jsonl | sort | tail -20`, "stat: cannot read file system information", `tail -100 ~/.claude/history.jsonl | grep -o '"project":"[^"]*"' | sort | uniq -c`},
 		{"go test ./parser -run TestParseDuration", "--- FAIL: TestParseDuration", "sed -n '1,50p' parser/duration.go"},
 		{"go test ./...", "", "go vet ./..."},
+		{"npm run build", "", "npm run lint"},
+		{"pnpm run test", "", "pnpm run typecheck"},
 		{"npm test", "", "git status"},
 		{"make lint", "", "go test ./..."},
 		{"cargo build", "error[E0308]: mismatched types", "git diff"},

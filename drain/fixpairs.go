@@ -65,7 +65,10 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 				continue // its failure note comes next; the chain takes it there
 			}
 			prev := strings.TrimSpace(notes[cur].Input)
-			if in == strings.TrimSpace(f0.Input) || rerun(prev, in) || rerunPlus(prev, in) || lookup(prev, in) ||
+			if lookup(prev, in) {
+				continue // a look at what the failed command used (`npm run` lists the scripts)
+			}
+			if in == strings.TrimSpace(f0.Input) || rerun(prev, in) || rerunPlus(prev, in) ||
 				selfExplained(viewOf(notes[cur]), in) || weakened(prev, in) {
 				return nil, false
 			}

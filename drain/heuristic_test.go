@@ -543,6 +543,24 @@ func TestHeuristicSessions(t *testing.T) {
 		},
 		want: []wantProposal{{title: "`pytest tests/api -q` needs `uv run`", kind: "fix", conf: "medium"}},
 	}, {
+		name: "a look-up, then the script that exists",
+		notes: []queue.Note{
+			prompt("make sure it builds"),
+			failed("exec_command", "npm run build", `npm error Missing script: "build"`, 1),
+			worked("exec_command", "npm run"),
+			worked("exec_command", "npm run compile"),
+			conclusion("Compiles."),
+		},
+		want: []wantProposal{{title: "`npm run build` fails; `npm run compile` works", kind: "fix", conf: "medium"}},
+	}, {
+		name: "another script after a real failure is no fix",
+		notes: []queue.Note{
+			prompt("make sure it builds"),
+			failed("exec_command", "npm run build", "src/a.ts(3,1): error TS2304: Cannot find name 'x'.", 2),
+			worked("exec_command", "npm run lint"),
+			conclusion("Lint passes; the build has a type error."),
+		},
+	}, {
 		name: "what works after an edit proves no command",
 		notes: []queue.Note{
 			prompt("fix the duration parser"),
