@@ -482,6 +482,31 @@ func isTokenRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-'
 }
 
+// alternativesOf are the programs that do a missing program's job.
+var alternativesOf = map[string][]string{
+	"rg": {"grep", "ag", "ack", "git"}, "ag": {"grep", "rg", "git"}, "ack": {"grep", "rg"}, "fd": {"find"}, "fdfind": {"find"},
+	"jq": {"python", "python3", "node", "yq", "gojq", "jaq"}, "yq": {"python", "python3", "jq"}, "bat": {"cat", "less", "head", "sed"},
+	"eza": {"ls", "tree"}, "exa": {"ls", "tree"}, "tree": {"find", "ls"}, "gsed": {"sed"}, "gawk": {"awk"}, "ggrep": {"grep"},
+	"python": {"python3", "uv", "py"}, "pip": {"pip3", "python3", "python", "uv"}, "pip3": {"python3", "uv", "pip"},
+	"docker-compose": {"docker", "podman-compose", "podman"}, "docker": {"podman"}, "node": {"nodejs", "bun", "deno"},
+	"yarn": {"npm", "pnpm", "corepack", "npx"}, "pnpm": {"npm", "npx", "corepack"}, "npx": {"pnpm", "bunx", "npm"},
+	"http": {"curl", "wget"}, "wget": {"curl"}, "curl": {"wget"}, "realpath": {"readlink"}, "timeout": {"gtimeout"},
+	"md5sum": {"md5"}, "sha256sum": {"shasum"}, "shasum": {"sha256sum"}, "xdg-open": {"open"}, "open": {"xdg-open"},
+	"pbcopy": {"xclip", "xsel"}, "tac": {"tail"},
+}
+
+// rawProgram is the program a simple command starts, as written (python3, not its script).
+func rawProgram(s simple) string {
+	ws := s.words
+	for len(ws) > 0 && (assignRe.MatchString(ws[0]) || wrappers[ws[0]]) {
+		ws = ws[1:]
+	}
+	if len(ws) == 0 {
+		return ""
+	}
+	return base(ws[0])
+}
+
 // unknownSubRe: the program said it has no such script, target, recipe or subcommand; then
 // any other one of the same program is the try that replaces it.
 var unknownSubRe = regexp.MustCompile(`(?i)missing script|no rule to make target|no such (?:command|subcommand|task|recipe)|unknown (?:command|subcommand|script|target)|does not contain recipe|couldn't find a script named|task ["']?[\w:.-]+["']? (?:does not exist|not found)|is not a (?:task|command|script)`)
@@ -505,6 +530,14 @@ func related(failed noteView, worked string) bool {
 		}
 		for _, d := range distinctive(f) {
 			if occursIn(d, worked) {
+				return true
+			}
+		}
+	}
+	if m := missingProgram(failed); m != "" {
+		// a missing program: the one that does its job is the alternative
+		for _, s := range splitShell(worked) {
+			if slices.Contains(alternativesOf[m], rawProgram(s)) {
 				return true
 			}
 		}

@@ -149,6 +149,8 @@ func TestRelated(t *testing.T) {
 		{"go build ./...", "go: updates to go.mod needed; to update it:\n\tgo mod tidy", "go mod tidy && go build ./..."},
 		{"pip install -r requirements.txt", "error: externally-managed-environment", ".venv/bin/pip install -r requirements.txt"},
 		{"npm run build", `npm error Missing script: "build"`, "npm run compile"},
+		{"fd -e ts", "bash: fd: command not found", `find . -name "*.ts"`},
+		{"python scripts/x.py", "bash: python: command not found", "python3 scripts/x.py"},
 		{"make docs", "make: *** No rule to make target 'docs'.  Stop.", "make site"},
 	}
 	for _, c := range yes {
@@ -167,6 +169,7 @@ func TestRelated(t *testing.T) {
 		{"cargo build", "error[E0308]: mismatched types", "git diff"},
 		{`grep -rn "legacy_id" internal/`, "", "go build ./... && go test ./..."},
 		{"docker compose up -d", "", "ls -la"},
+		{"fd -e ts", "bash: fd: command not found", "git status"},
 	}
 	for _, c := range no {
 		if related(noteView{input: c.failed, text: c.out}, c.worked) {

@@ -490,6 +490,16 @@ func TestHeuristicSessions(t *testing.T) {
 		},
 		want: []wantProposal{{title: "`catalog.json` is too large for one Read; read it in parts (offset and limit)", kind: "fix", conf: "low"}},
 	}, {
+		name: "a Read over the size limit, a look elsewhere, then a grep of it",
+		notes: []queue.Note{
+			prompt("find the sku"),
+			failed("Read", `{"file_path":"/home/dev/src/shop/data/catalog.json"}`, "File content (48213 tokens) exceeds maximum allowed tokens (25000).", 0),
+			worked("Glob", `{"pattern":"data/*.json"}`),
+			worked("Bash", `grep -n '"sku": "TEE-001"' data/catalog.json`),
+			conclusion("Found."),
+		},
+		want: []wantProposal{{title: "`catalog.json` is too large for one Read; search it instead (grep)", kind: "fix", conf: "low"}},
+	}, {
 		name: "a Read of a scratch file over the size limit says nothing of the project",
 		notes: []queue.Note{
 			prompt("look at the log"),

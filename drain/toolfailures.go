@@ -13,6 +13,8 @@ import (
 	"github.com/reflect-memory/reflect/queue"
 )
 
+var searchCmdRe = regexp.MustCompile(`\b(?:grep|rg|ag|jq)\b`)
+
 var tooLargeRe = regexp.MustCompile(`(?i)exceeds maximum allowed (?:tokens|size)|file content \([^)]*\) exceeds`)
 
 // jsonField is a string field of a tool call's JSON input.
@@ -40,19 +42,36 @@ func scratchPath(p string) bool {
 // file in parts or searches it: that file is read that way.
 func readTooLarge(notes []queue.Note, t turn, i int) (Proposal, bool) {
 	n := notes[i]
-	if n.Tool != "Read" || !tooLargeRe.MatchString(n.Text) || i+1 >= t.to {
+	if n.Tool != "Read" || !tooLargeRe.MatchString(n.Text) {
 		return Proposal{}, false
 	}
 	file := jsonField(n.Input, "file_path")
-	fu := notes[i+1]
-	if file == "" || scratchPath(file) || fu.Kind != queue.NoteFollowup || !strings.Contains(fu.Input, file) && !strings.Contains(fu.Input, path.Base(file)) {
+	if file == "" || scratchPath(file) {
 		return Proposal{}, false
+	}
+	// the first of the calls after it that reads or searches the same file
+	var fu queue.Note
+	for j := i + 1; j < t.to && notes[j].Kind == queue.NoteFollowup && notes[j].Agent == n.Agent; j++ {
+		if c := notes[j]; c.Tool != "" && (strings.Contains(c.Input, file) || strings.Contains(c.Input, path.Base(file))) &&
+			c.Outcome != queue.OutcomeFailed {
+			fu = c
+			break
+		}
 	}
 	how := "read it in parts (offset and limit)"
 	switch {
-	case fu.Tool == "Grep" || shellTool(fu.Tool) && strings.Contains(fu.Input, "grep"):
-		how = "search it (grep) instead"
-	case fu.Tool == "Read" && jsonField(fu.Input, "offset") == "" && !strings.Contains(fu.Input, `"offset"`) && !strings.Contains(fu.Input, `"limit"`):
+	case fu.Tool == "":
+		return Proposal{}, false
+	case fu.Tool == "Grep" || shellTool(fu.Tool) && searchCmdRe.MatchString(fu.Input):
+		how = "search it instead (" + strings.ToLower(fu.Tool) + ")"
+		if shellTool(fu.Tool) {
+			how = "search it instead (" + firstProgram(fu.Input) + ")"
+		}
+	case shellTool(fu.Tool):
+		how = "read it in parts (" + firstProgram(fu.Input) + ")"
+	case fu.Tool == "Read" && !strings.Contains(fu.Input, `"offset"`) && !strings.Contains(fu.Input, `"limit"`):
+		return Proposal{}, false
+	case fu.Tool != "Read":
 		return Proposal{}, false
 	}
 	name := path.Base(file)
@@ -72,6 +91,16 @@ func readTooLarge(notes []queue.Note, t turn, i int) (Proposal, bool) {
 		Tags:     []string{"read"},
 		Entities: col.entities(), Confidence: "low", Triggers: tr.list, evidence: true,
 	}, true
+}
+
+// firstProgram is the first program a shell line runs, plain ones included (head, sed).
+func firstProgram(line string) string {
+	for _, s := range splitShell(line) {
+		if p := rawProgram(s); p != "" && p != "cd" {
+			return p
+		}
+	}
+	return "shell"
 }
 
 var hookErrorRe = regexp.MustCompile(`^(PreToolUse|PermissionRequest|UserPromptSubmit):?(\S*) hook error: \[([^\]]*)\]:\s*`)
