@@ -228,7 +228,8 @@ func previousSentence(s string) string {
 // rememberNotNote are words after a bare "remember" that make it a question or a
 // phrase, not a note ("remember when we …?", "remember me").
 var rememberNotNote = map[string]bool{"when": true, "how": true, "what": true, "where": true, "why": true, "who": true,
-	"which": true, "if": true, "whether": true, "me": true, "me?": true, "it": true, "them": true, "us": true}
+	"which": true, "if": true, "whether": true, "me": true, "me?": true, "it": true, "them": true, "us": true,
+	"this": true, "that": true, "these": true, "those": true}
 
 var rememberNotVerb = map[string]bool{"with": true, "on": true, "in": true, "at": true, "the": true, "a": true, "an": true,
 	"for": true, "when": true, "if": true, "because": true, "after": true, "before": true, "been": true, "was": true,

@@ -37,6 +37,7 @@ var rememberPositives = []struct{ prompt, note string }{
 var rememberNegatives = []string{
 	"never commit it to the repo", // about something this prompt does not name
 	"Never do this again",
+	"Remember this for later",
 	"ok. never do that to a prod database",
 	"do you remember the API?",
 	"I can't remember the flag name",

@@ -128,6 +128,8 @@ func sentences(lo string) [][2]int {
 				}
 			}
 			cut(i+1, i+1)
+		case c == ',' && (strings.HasPrefix(lo[i:], ", and ") || strings.HasPrefix(lo[i:], ", but ")):
+			cut(i, i+2)
 		case c == ' ' && i+2 < len(lo) && lo[i+1] == '-' && lo[i+2] == ' ':
 			cut(i, i+3)
 			i += 2
@@ -179,8 +181,11 @@ const stmtVerbs = `use|uses|run|runs|deploy|deploys|test|tests|build|builds|edit
 
 var stmtCues = []stmtCue{
 	// Generic subjects with a present-tense verb.
-	{label: "we <verb> …", w: 0.55, start: true, re: newLazyRe(`^(?:here |in this (?:repo|project|codebase|team) |around here )?(?:we|our team)(?:'re| are)? (?:(?:always|never|usually|generally|normally|typically|only|all|don't|do not|no longer|still|strictly)\s+)*(?:use|run|deploy|test|build|edit|keep|write|put|prefer|avoid|commit|push|release|ship|squash|rebase|merge|pin|vendor|mock|lint|format|tag|host|store|name|control|own|support|target|follow|require|go through|work|rely|depend|treat|review|generate|publish|mirror|cache|call|log|handle|manage|maintain|patch|sign|migrate|squash-merge|check in|talk to|deploy to)\b`)},
+	{label: "we <verb> …", w: 0.55, start: true, re: newLazyRe(`^(?:here |in this (?:repo|project|codebase|team) |around here )?(?:we|our team)(?:'re| are)? (?:(?:always|never|usually|generally|normally|typically|only|all|don't|do not|no longer|still|strictly)\s+)*(?:use|run|deploy|test|build|edit|keep|write|put|prefer|avoid|commit|push|release|ship|squash|rebase|merge|pin|vendor|mock|lint|format|tag|host|store|name|control|own|support|target|follow|require|go through|work|rely|depend|treat|review|generate|publish|mirror|cache|call|log|handle|manage|maintain|patch|sign|migrate|squash-merge|check in|talk to|deploy to|consume|share|expose|own)\b`)},
 	{label: "we always / never …", w: 0.6, rule: true, start: true, re: newLazyRe(`^(?:here |in this (?:repo|project|codebase|team) |around here )?(?:we|our team) (?:must |should |have to )?(?:always|never|strictly|only ever)\s+(?:ever\s+)?[a-z]`)},
+	{label: "we're on / using … everywhere", w: 0.55, start: true, re: newLazyRe(`^(?:here )?we(?:'re| are) (?:on|using|standardi[sz]ed on|standardi[sz]ing on|moving everything to|migrating everything to) [^,.;]*(?:everywhere|across|in all|in every|throughout|\bv?\d+(?:\.\d+)*\b)`)},
+	{label: "a team owns …", w: 0.55, start: true, re: newLazyRe(`^(?:the |our )?(?:[a-z0-9-]+ )?(?:team|squad|platform team|infra team|sre team|security team) (?:owns|maintains|runs|manages|deploys|reviews|approves|controls|is responsible for)\b`)},
+	{label: "points at prod", w: 0.5, re: newLazyRe(`\b(?:points?|pointed) (?:at|to) (?:prod|production|staging|the prod|the production|the staging|the live)\b`)},
 	{label: "we have to / must …", w: 0.45, start: true, re: newLazyRe(`^(?:here )?we (?:have to|must|can't|cannot|can not|aren't allowed to|are not allowed to|may not)\b`)},
 	{label: "this repo …", w: 0.6, start: true, re: newLazyRe(`^(?:this|the|our) (?:repo|repository|project|codebase|monorepo|app|service|team|company|package|workspace|org|organisation|organization|stack)(?: here)?(?:'s| is| are|\b)[^.]{0,30}?\b(?:uses|is|runs|has|needs|requires|doesn't|does not|can't|cannot|only|builds|deploys|targets|ships|lives|depends|relies|is built|is deployed|has no|pins|talks|calls|reads|writes|sends|stores|serves|exposes|owns|expects|signs|caches|keeps|logs|publishes|speaks|connects)\b`)},
 	{label: "staging / prod / CI …", w: 0.55, start: true, re: newLazyRe(`^(?:the )?(?:staging|prod|production|dev|qa|preview|ci|cd|our ci|github actions|jenkins|the build|the pipeline|the runners?|ci runners?|(?:staging|prod|production|dev|qa|ci|test|preview|local)(?:'s)? (?:cluster|db|database|server|servers|environment|env|bucket|buckets|account|box|machine|runner|runners|host|hosts|region|stack|deploy|deployment|vpc|network|queue|cache|redis|postgres|api|domain)|cluster|this machine|my machine|this box|this laptop|the server|the vm|the container|the sandbox|locally|in ci|on ci|on staging|on prod|in prod|in staging|in production)(?: (?:we|i|you)(?:'re)?(?: (?:still|only|always|never|also|all))? (?:use|run|build|need|require|deploy|test|lint|pin|sign|host|keep|have no)|(?:'s|'re)?(?: (?:still|only|always|never|also|currently|all|both))? (?:uses|is|are|runs|builds|needs|requires|doesn't|does not|don't|do not|can't|cannot|only|rejects|blocks|deploys|points|lives|sits|has no|have no|expects|caches|pins|signs|talks|reads|serves|checks|enforces|lacks|has only|hosts|tests|lints))\b`)},
@@ -194,6 +199,7 @@ var stmtCues = []stmtCue{
 
 	// Boosters.
 	{label: "a standing time", w: 0.3, rule: true, re: newLazyRe(`\b(?:every time|each time|whenever|before (?:every|each|any) (?:commit|push|merge|release|deploy|pr)|before (?:you |we )?(?:commit|push|merge|release|deploy|open a pr|tag)(?:ing)?\b|in every (?:project|repo)|from now on|going forward|by default|no matter what|at all times|under no circumstances)\b`)},
+	{label: "everywhere", w: 0.3, re: newLazyRe(`\b(?:in all (?:our )?(?:environments|envs|services|repos|projects|packages)|in every (?:environment|env|service|repo|project|package)|everywhere|across (?:all|every) [a-z]+|across the board|in all of them)\b`)},
 	{label: "a reason", w: 0.12, re: newLazyRe(`(?:, so |\bso that\b| because | since (?:we|it|the|our|this)\b|, which means\b|\botherwise\b)`)},
 	{label: "a version", w: 0.25, re: newLazyRe(`\b(?:is|are|runs|run|on|still on|pinned to|stuck on)\s+(?:still\s+)?(?:on\s+)?(?:[a-z]+\s+)?(?:version\s+|v)?\d+(?:\.\d+)+\b`)},
 	{label: "instead of", w: 0.1, re: newLazyRe(`\binstead of\b`)},

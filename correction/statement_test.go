@@ -60,6 +60,11 @@ var statementPositives = []struct {
 	{"the app is deployed to fly.io from the main branch", "the app is deployed to fly.io", false},
 	{"this service is written in Go 1.22", "this service is written in Go 1.22", false},
 	{"we store all dates in UTC", "we store all dates in UTC", false},
+	{"thanks! btw the deploy script lives in ops/deploy.sh, and we always deploy from a tag", "we always deploy from a tag", true},
+	{"I'd like the table to be sortable. We're using tanstack table v8 everywhere else, so stick to that.", "We're using tanstack table v8 everywhere else", false},
+	{"Note: our Postgres is 15 in all environments, so you can use MERGE.", "our Postgres is 15 in all environments", false},
+	{"The API team owns the schema, we only consume it. Don't edit openapi.yaml", "The API team owns the schema", false},
+	{"use the staging profile. the default profile points at prod!", "the default profile points at prod", false},
 }
 
 // statementNegatives are prompts with no lasting fact or rule: tasks, questions, bug
@@ -145,6 +150,11 @@ var statementNegatives = []string{
 	"staging is deployed now",
 	"the app is slow on the dashboard",
 	"this project is so complicated",
+	"we're on a deadline, keep it minimal",
+	"the tests are slow because they hit the real network. can you mock the http client?",
+	"why do we use a mutex here instead of a channel?",
+	"we're using the wrong bucket, switch it",
+	"the api team is asking for a new endpoint",
 }
 
 func TestStatementsPositives(t *testing.T) {

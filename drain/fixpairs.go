@@ -229,6 +229,9 @@ func fixTitle(failed, worked queue.Note) string {
 	switch {
 	case missingProgram(viewOf(failed)) != "":
 		title = code(missingProgram(viewOf(failed))) + " is not installed here; " + code(clipLine(w, hTitleWorked)) + " works instead"
+	case fromDir(w) != "":
+		dir, rest := cdSplit(w)
+		title = short + " fails; run " + code(clipLine(rest, hTitleWorked)) + " from " + code(dir)
 	case setupFirst(f, w) != "":
 		title = short + " needs " + code(clipLine(setupFirst(f, w), hTitleWorked)) + " first"
 	case same && len(added) == 0 && len(removed) > 0 && len(removed) <= 3:
@@ -237,9 +240,6 @@ func fixTitle(failed, worked queue.Note) string {
 		title = short + " needs " + code(clipLine(strings.Join(added, " "), hTitleWorked))
 	case same && len(added) > 0 && len(removed) > 0 && len(added) <= 3 && len(removed) <= 3 && slices.ContainsFunc(append(added, removed...), pathOrFlag):
 		title = short + " works with " + code(clipLine(strings.Join(added, " "), hTitleWorked)) + " instead of " + code(clipLine(strings.Join(removed, " "), hTitleCmd))
-	case fromDir(w) != "":
-		dir, rest := cdSplit(w)
-		title = short + " fails; run " + code(clipLine(rest, hTitleWorked)) + " from " + code(dir)
 	case namedInOutput(failed, w):
 		title = short + " fails"
 		if frag := errorFragment(failed); frag != "" {

@@ -131,7 +131,7 @@ func commandTriggers(t *triggerSet, line string) {
 
 var (
 	// fragmentNoise are the parts of an error line that change from run to run.
-	fragmentNoise = regexp.MustCompile(`(?i)(?:/[^\s:'"]+)+|\b0x[0-9a-f]+\b|\b\d+(?:\.\d+)?m?s\b|^[^\s:]+:\d+(?::\d+)?:\s*|^\s*(?:error|fatal|err)(?:\[\w+\])?:\s*|^-+\s*`)
+	fragmentNoise = regexp.MustCompile(`(?i)(?:/[^\s:'"]+)+|\b0x[0-9a-f]+\b|\b\d+(?:\.\d+)?m?s\b|^[^\s:]+:\d+(?::\d+)?:\s*|^\s*(?:error|fatal|err)(?:\[\w+\])?:\s*|^-+\s*|\.{3,}`)
 	// specificError: a line that says what went wrong, not only that something did.
 	specificError = regexp.MustCompile(`(?i)\b(?:not found|no such|does not exist|doesn't exist|cannot|can't|couldn't|unable|denied|refused|missing|not installed|undefined|unresolved|unsupported|unknown|invalid|required|not allowed|permission|timed out|no module|[a-z]+(?:error|exception)\b|error\[|error:|fatal:)`)
 	// genericLine: a line that only says something failed.
