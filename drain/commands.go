@@ -307,6 +307,47 @@ func last(line string) (simple, bool) {
 	return ss[len(ss)-1], true
 }
 
+// readOnlySub are subcommands that only show something; with lookupSub and the plain
+// commands (cat, ls, head …) they make a command line a look, never a fix.
+var readOnlySub = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range strings.Split(`git status, git log, git show, git diff, git branch, git remote, git blame, git describe,
+		git reflog, git shortlog, git tag, git stash list, kubectl logs, kubectl explain, kubectl top, docker ps, docker logs,
+		docker images, docker compose ps, docker compose logs, docker compose config, npm outdated, npm config, npm help,
+		pip list, pip freeze, go env, go version, go doc, cargo metadata, terraform show, terraform output, terraform state,
+		terraform version, helm list, helm get, gh pr list, gh run list, gh run view, gh issue view, gh repo view`, ",") {
+		m[strings.Join(strings.Fields(k), " ")] = true
+	}
+	return m
+}()
+
+// readOnly reports whether a command line only looks at things: every command of it a
+// plain one (cat, ls, grep …), a look-up or a subcommand that only shows something.
+func readOnly(line string) bool {
+	ss := splitShell(line)
+	if len(ss) == 0 {
+		return false
+	}
+	for _, s := range ss {
+		p, sub := s.program()
+		raw := rawProgram(s)
+		first := sub
+		if k := strings.IndexByte(sub, ' '); k > 0 {
+			first = sub[:k]
+		}
+		if plainCmds[raw] && raw != "cp" && raw != "mv" && raw != "rm" && raw != "mkdir" && raw != "touch" && raw != "chmod" &&
+			raw != "cd" && raw != "export" && raw != "source" && raw != "." && raw != "tee" && raw != "sed" ||
+			lookupSub[p+" "+sub] || readOnlySub[p+" "+sub] || readOnlySub[p+" "+first] || lookupSub[p+" "+first] ||
+			raw == "stat" || raw == "file" || raw == "env" || raw == "printenv" || raw == "ps" || raw == "df" || raw == "du" ||
+			raw == "uname" || raw == "id" || raw == "whoami" || raw == "jq" || raw == "less" || raw == "tree" || raw == "type" ||
+			raw == "rg" || raw == "ag" || raw == "ack" || raw == "fd" || raw == "fdfind" || raw == "bat" || raw == "eza" || raw == "exa" {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
 // lookupSub are subcommands that ask whether something exists or is in a state; their
 // non-zero exit is the answer "no".
 var lookupSub = func() map[string]bool {

@@ -178,6 +178,26 @@ func TestRelated(t *testing.T) {
 	}
 }
 
+func TestReadOnly(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"git ls-files -- 'priv/static/assets/app.css'", true},
+		{"git status --short && git diff --stat", true},
+		{"kubectl get pods -n api | grep Crash", true},
+		{"cat package.json | jq .scripts", true},
+		{"git add a.go && git commit -m x", false},
+		{"npm run compile", false},
+		{"sed -i s/a/b/ x.go", false},
+		{"cp config/example.yaml config/local.yaml", false},
+	} {
+		if got := readOnly(c.line); got != c.want {
+			t.Errorf("readOnly(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
 func TestWeakened(t *testing.T) {
 	for _, c := range []struct {
 		failed, worked string

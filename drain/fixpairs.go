@@ -65,8 +65,8 @@ func findFix(notes []queue.Note, t turn, first int) (*fixChain, bool) {
 				continue // its failure note comes next; the chain takes it there
 			}
 			prev := strings.TrimSpace(notes[cur].Input)
-			if lookup(prev, in) {
-				continue // a look at what the failed command used (`npm run` lists the scripts)
+			if lookup(prev, in) || readOnly(in) && !readOnly(prev) {
+				continue // a look (`npm run` lists the scripts, `git ls-files x` asks about a file), unless a look failed
 			}
 			if in == strings.TrimSpace(f0.Input) || rerun(prev, in) || rerunPlus(prev, in) ||
 				selfExplained(viewOf(notes[cur]), in) || weakened(prev, in) {
