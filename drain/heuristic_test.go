@@ -427,6 +427,15 @@ func TestHeuristicSessions(t *testing.T) {
 		want: []wantProposal{{title: "Staging uses the eu-west-1 region, prod is us-east-1", kind: "rule", conf: "low",
 			body: []string{"> add the bucket. staging uses the eu-west-1 region"}}},
 	}, {
+		name: "a fact stated again in another prompt",
+		notes: []queue.Note{
+			prompt("add the bucket. staging uses the eu-west-1 region"),
+			conclusion("Added."),
+			prompt("and the queue too. again, staging uses the eu-west-1 region"),
+			conclusion("Added."),
+		},
+		want: []wantProposal{{title: "Staging uses the eu-west-1 region", kind: "rule", conf: "medium"}},
+	}, {
 		name: "a rule stated in a prompt, and a sentence that leans on it",
 		notes: []queue.Note{
 			prompt("commit it. we never push to main here, it goes through a PR"),
