@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/reflect-memory/reflect/queue"
 )
 
 func TestSplitShell(t *testing.T) {
@@ -269,5 +271,36 @@ func TestRerunLookupSetup(t *testing.T) {
 		if got := missingProgram(n); got != c.want {
 			t.Errorf("missingProgram(%q) = %q, want %q", c.input, got, c.want)
 		}
+	}
+}
+
+// A fix's triggers are the words a later prompt will use: the failed program and its
+// distinctive arguments, the error's codes, names and identifiers (whole and split), the
+// program that worked — not the error's everyday words.
+func TestFixTriggers(t *testing.T) {
+	ps := heuristicProposals([]queue.Note{
+		prompt("run the store tests"),
+		failed("Bash", "go test ./internal/store -run TestStatementForAccount",
+			"--- FAIL: TestStatementForAccount (0.00s)\n    statement_test.go:22: open test db: pq: database \"ledger_test\" does not exist\nFAIL", 1),
+		worked("Bash", "make test-db && go test ./internal/store -run TestStatementForAccount"),
+		conclusion("Passes."),
+	})
+	if len(ps) != 1 {
+		t.Fatalf("want one fix:\n%s", renderProposals(ps))
+	}
+	got := strings.Join(ps[0].Triggers, "|")
+	for _, want := range []string{"go test", "TestStatementForAccount", "test statement for account", "ledger_test", "ledger test", "make test-db"} {
+		if !strings.Contains("|"+got+"|", "|"+want+"|") {
+			t.Errorf("triggers %q lack %q", ps[0].Triggers, want)
+		}
+	}
+	if strings.Contains(got, "does not exist") {
+		t.Errorf("triggers %q hold the error's sentence", ps[0].Triggers)
+	}
+	var tr triggerSet
+	errorTriggers(&tr, failed("Bash", "cargo test", "error[E0433]: failed to resolve: use of undeclared crate or module `rustls`", 101))
+	errorTriggers(&tr, failed("Bash", "pytest", "E   ModuleNotFoundError: No module named 'shop'", 2))
+	if want := []string{"E0433", "ModuleNotFoundError", "module not found error", "shop"}; !reflect.DeepEqual(tr.list, want) {
+		t.Errorf("error triggers = %q, want %q", tr.list, want)
 	}
 }

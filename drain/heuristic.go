@@ -303,9 +303,14 @@ func correctionProposal(notes []queue.Note, turns []turn, ti int, c correction.V
 		b.WriteString("\nWhat worked after: " + worked + "\n")
 	}
 	var tr triggerSet
+	for _, w := range []string{c.Instead, c.Avoid} {
+		if w = strings.Trim(w, "`"); w != "" && len([]rune(w)) <= 40 {
+			tr.add(w)
+		}
+	}
 	for _, f := range fails {
-		if shellTool(notes[f].Tool) {
-			commandTriggers(&tr, notes[f].Input)
+		if n := notes[f]; shellTool(n.Tool) && !isRejection(n) {
+			commandTriggers(&tr, n.Input)
 		}
 	}
 	for _, s := range proseTriggers(prompt) {

@@ -25,7 +25,7 @@ type triggerSet struct{ list []string }
 
 func (t *triggerSet) add(s string) {
 	s = strings.Join(strings.Fields(s), " ")
-	s = strings.Trim(s, " .,;:!?\"'`()[]{}<>")
+	s = strings.TrimLeft(strings.TrimRight(s, " .,;:!?\"'`()[]{}<>"), " ,;:!?\"'`()[]{}<>")
 	if len([]rune(s)) < hTriggerMinRune || len(t.list) >= hMaxTriggers {
 		return
 	}
@@ -95,11 +95,8 @@ func fixTriggers(notes []queue.Note, fc *fixChain) []string {
 	commandTriggers(&t, f0.Input)
 	if m := missingProgram(viewOf(f0)); m != "" {
 		t.add(m + ": command not found")
-	} else if l := errorFragment(f0); l != "" {
-		t.add(l)
-		for _, id := range identifiers(l) {
-			t.identifier(id)
-		}
+	} else {
+		errorTriggers(&t, f0)
 	}
 	for _, s := range attempts(notes[fc.success].Input) {
 		if p, sub := s.program(); p != "" {
@@ -107,6 +104,34 @@ func fixTriggers(notes []queue.Note, fc *fixChain) []string {
 		}
 	}
 	return t.list
+}
+
+var (
+	errorCodeRe = regexp.MustCompile(`\b(?:[A-Z]{1,5}\d{3,5}|E[A-Z]{4,}|[A-Z][A-Za-z]+(?:Error|Exception|Exit|Panic))\b`)
+	quotedRe    = regexp.MustCompile(`"([^"\s][^"]{1,38})"|'([^'\s][^']{1,38})'|‘([^’]{2,38})’`)
+)
+
+// errorTriggers adds the fragments of a failure's error that a person would search for:
+// its error codes and exception names (E0433, EUNSUPPORTEDPROTOCOL, ModuleNotFoundError),
+// the names it quotes, the identifiers it holds — not its sentence, whose everyday words
+// ("database", "does not exist") would make the learning come up for any prompt that
+// uses them.
+func errorTriggers(t *triggerSet, n queue.Note) {
+	l := strings.ReplaceAll(errorLine(n), `\n`, " ")
+	for _, c := range errorCodeRe.FindAllString(l, -1) {
+		if !shoutWords[c] {
+			t.identifier(c)
+		}
+	}
+	for _, m := range quotedRe.FindAllStringSubmatch(l, -1) {
+		q := strings.TrimSpace(m[1] + m[2] + m[3])
+		if !strings.ContainsAny(q, "/\\") && len(strings.Fields(q)) <= 4 {
+			t.add(q)
+		}
+	}
+	for _, id := range identifiers(l) {
+		t.identifier(id)
+	}
 }
 
 // commandTriggers adds a shell line's programs (with their subcommand) and distinctive words.
@@ -144,7 +169,8 @@ func errorLine(n queue.Note) string {
 	in := strings.TrimSpace(n.Input)
 	for raw := range strings.Lines(n.Text) {
 		l := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(raw), "│╷╵|> "))
-		if l == "" || outputNoise.MatchString(l) || l == in || genericLine.MatchString(l) && !strings.Contains(strings.ToLower(l), "error:") {
+		lo := strings.ToLower(l)
+		if l == "" || outputNoise.MatchString(l) || l == in || genericLine.MatchString(l) && !strings.Contains(lo, "error:") && !strings.HasPrefix(lo, "error[") {
 			continue
 		}
 		if specificError.MatchString(l) {
