@@ -40,7 +40,7 @@ func (e *AmbiguousIDError) Error() string {
 	if e.Duplicate {
 		return fmt.Sprintf("%s is claimed by %d files: %s%s; remove the one that should not be there (git rm) and commit", normalizeID(e.Prefix), len(e.Matches), strings.Join(m, ", "), more)
 	}
-	return fmt.Sprintf("id prefix %q is ambiguous: %s%s", e.Prefix, strings.Join(m, ", "), more)
+	return fmt.Sprintf("id %q is ambiguous: %d learnings hold it: %s%s; give more of the id", e.Prefix, len(e.Matches), strings.Join(m, ", "), more)
 }
 
 // DuplicateIDs lists, for each id that more than one file of HEAD claims, those files.
@@ -85,10 +85,14 @@ func normalizeID(s string) string {
 	return "lrn-" + strings.ToUpper(s)
 }
 
-// Resolve finds the learning whose id is, or starts with, prefix.
-func Resolve(rs []Ref, prefix string) (Ref, error) {
-	want := normalizeID(prefix)
-	if len(want) <= len("lrn-") {
+// Resolve finds the learning whose id is, or holds, s: the whole id, or any part of it that
+// only one id holds ("lrn-" is optional, case does not matter). Learnings made in the same
+// second share the first 14 characters of their ids, so the part people copy is often the
+// end, the part `reflect list` shows.
+func Resolve(rs []Ref, s string) (Ref, error) {
+	want := normalizeID(s)
+	part := strings.TrimPrefix(want, "lrn-")
+	if part == "" {
 		return Ref{}, fmt.Errorf("%w: empty id", ErrUnknownID)
 	}
 	var found, exact []Ref
@@ -96,7 +100,7 @@ func Resolve(rs []Ref, prefix string) (Ref, error) {
 		if r.ID == want {
 			exact = append(exact, r)
 		}
-		if strings.HasPrefix(r.ID, want) {
+		if strings.Contains(strings.TrimPrefix(r.ID, "lrn-"), part) {
 			found = append(found, r)
 		}
 	}
@@ -110,20 +114,76 @@ func Resolve(rs []Ref, prefix string) (Ref, error) {
 			paths[i] = r.Path
 		}
 		sort.Strings(paths)
-		return Ref{}, &AmbiguousIDError{Prefix: prefix, Matches: paths, Duplicate: true}
+		return Ref{}, &AmbiguousIDError{Prefix: s, Matches: paths, Duplicate: true}
 	}
 	switch len(found) {
 	case 0:
-		return Ref{}, fmt.Errorf("%w: %s", ErrUnknownID, prefix)
+		return Ref{}, fmt.Errorf("%w: %s", ErrUnknownID, s)
 	case 1:
 		return found[0], nil
 	}
 	ids := make([]string, len(found))
 	for i, r := range found {
-		ids[i] = r.ID
+		ids[i] = r.ID + " (" + projectOfPath(r.Path) + ")"
 	}
 	sort.Strings(ids)
-	return Ref{}, &AmbiguousIDError{Prefix: prefix, Matches: ids}
+	return Ref{}, &AmbiguousIDError{Prefix: s, Matches: ids}
+}
+
+func projectOfPath(p string) string {
+	if _, project, ok := placeOf(p); ok {
+		return project
+	}
+	return p
+}
+
+// ShortIDs gives each id the shortest end, of at least MinShortID characters, that no other
+// of ids ends with (and that Resolve therefore finds alone), as git abbreviates hashes.
+func ShortIDs(ids []string) map[string]string {
+	out := make(map[string]string, len(ids))
+	for n := MinShortID; len(out) < len(ids) && n <= 26; n++ {
+		count := map[string]int{}
+		for _, id := range ids {
+			if _, done := out[id]; !done {
+				count[tail(id, n)]++
+			}
+		}
+		// an end that is unique among the ids still to place may still sit inside another
+		// id: Resolve matches any part, so it must be found in no other id at all
+		for _, id := range ids {
+			if _, done := out[id]; done || count[tail(id, n)] != 1 {
+				continue
+			}
+			t, unique := tail(id, n), true
+			for _, other := range ids {
+				if other != id && strings.Contains(strings.TrimPrefix(other, "lrn-"), t) {
+					unique = false
+					break
+				}
+			}
+			if unique {
+				out[id] = "lrn-" + t
+			}
+		}
+	}
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			out[id] = id
+		}
+	}
+	return out
+}
+
+// MinShortID is the fewest characters ShortIDs shows: 6 of the ULID's random end make two
+// learnings share a short id once in about 10^9 pairs.
+const MinShortID = 6
+
+func tail(id string, n int) string {
+	s := strings.TrimPrefix(id, "lrn-")
+	if n >= len(s) {
+		return s
+	}
+	return s[len(s)-n:]
 }
 
 // Get reads the learning id (or a unique prefix of it) from HEAD, with its file's bytes.
