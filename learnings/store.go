@@ -1,6 +1,7 @@
 package learnings
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -196,7 +197,11 @@ func Get(r *gitstore.Repo, id string) (*Learning, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return Read(r, ref.Path, ref.Blob)
+	l, raw, err := Read(r, ref.Path, ref.Blob)
+	if err == nil && (l.Created.IsZero() || l.Updated.IsZero()) {
+		DatesFromHistory(r, map[string]*Learning{ref.Path: l})
+	}
+	return l, raw, err
 }
 
 // Read parses the learning file at path whose blob is id. A file over MaxFileBytes is
@@ -213,6 +218,46 @@ func Read(r *gitstore.Repo, path string, id plumbing.Hash) (*Learning, []byte, e
 	return l, raw, err
 }
 
+// datesLimit bounds the commits DatesFromHistory reads back from HEAD.
+const datesLimit = 2000
+
+// DatesFromHistory gives the learnings (by path) that lack created or updated the time of
+// the commit that gave their file its content: a hand-written learning need not carry dates.
+// Learnings whose commit lies further back than a bounded walk keep theirs empty.
+func DatesFromHistory(r *gitstore.Repo, byPath map[string]*Learning) {
+	head, err := r.Head()
+	if err != nil || head.IsZero() || len(byPath) == 0 {
+		return
+	}
+	files, err := r.Walk(Dir)
+	if err != nil {
+		return
+	}
+	want := map[string]plumbing.Hash{}
+	for _, f := range files {
+		if _, ok := byPath[f.Path]; ok {
+			want[f.Path] = f.ID
+		}
+	}
+	origins, err := r.Origins(head, want, nil, datesLimit)
+	if err != nil {
+		return
+	}
+	for p, o := range origins {
+		l := byPath[p]
+		when := o.When.UTC().Truncate(time.Second)
+		if l.Created.IsZero() {
+			l.Created = when
+		}
+		if l.Updated.IsZero() {
+			l.Updated = when
+		}
+		if l.Updated.Before(l.Created) {
+			l.Updated = l.Created
+		}
+	}
+}
+
 // LoadAll parses every learning in HEAD. A malformed file is returned among bad, naming its
 // file and line, and never stops the others from loading.
 func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
@@ -220,6 +265,7 @@ func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	undated := map[string]*Learning{}
 	for _, ref := range refs(files) {
 		l, _, err := Read(r, ref.Path, ref.Blob)
 		var fe *FieldError
@@ -230,7 +276,18 @@ func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
 		case err != nil:
 			return nil, nil, err
 		}
+		if l.Created.IsZero() || l.Updated.IsZero() {
+			undated[ref.Path] = l
+		}
 		all = append(all, l)
+	}
+	DatesFromHistory(r, undated)
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, Dir+"/") && strings.HasSuffix(f.Path, ".md") {
+			if _, ok := IDFromPath(f.Path); !ok {
+				bad = append(bad, &FieldError{Path: f.Path, Msg: "the file name is not a learning id (lrn- and 26 letters and digits, as reflect new prints): reflect skips it; rename it to <its id>.md"})
+			}
+		}
 	}
 	return all, bad, nil
 }
@@ -353,4 +410,36 @@ func (l *Learning) redact() {
 			list[i] = redact.String(list[i])
 		}
 	}
+}
+
+// Unformatted is a learning file whose canonical form differs from what HEAD holds: fields a
+// person left out (kind, confidence, status, seen, dates), a project field its directory
+// overrides.
+type Unformatted struct {
+	Path string
+	Data []byte // the canonical form
+}
+
+// Canonical finds every learning of HEAD that Render would write otherwise — comments, key
+// order and unknown keys kept — and the files it cannot read (bad).
+func Canonical(r *gitstore.Repo) (out []Unformatted, bad []error, err error) {
+	all, bad, err := LoadAll(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range all {
+		data, err := l.Render()
+		if err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		cur, err := r.ReadFile(l.RelPath())
+		if err != nil {
+			return nil, nil, err
+		}
+		if !bytes.Equal(cur, data) {
+			out = append(out, Unformatted{Path: l.RelPath(), Data: data})
+		}
+	}
+	return out, bad, nil
 }
