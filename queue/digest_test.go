@@ -636,3 +636,27 @@ func TestDigestRedactsEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// Paths that name the person — their home directory, Claude Code's encoded project folder,
+// their login as a path segment — reach the digest as ~ and <user>: the digest is committed
+// and synced.
+func TestDigestHidesTheUsersPaths(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "Users", "ada")
+	t.Setenv("HOME", home)
+	encoded := strings.NewReplacer("/", "-", ".", "-", "_", "-").Replace(home)
+	c := newCC("s-paths", t0)
+	c.prompt("read " + home + "/src/shop/main.go and the log in ~/.claude/projects/" + encoded + "-src-shop/s.jsonl")
+	c.bash("1", "01", "go test "+home+"/src/shop/...")
+	c.result("01", "--- FAIL: TestCart ("+home+"/src/shop/cart_test.go:12)", true)
+	c.say("2", "Fixed the cart test.")
+	d := BuildDigest(c.messages(t), 48<<10)
+	data, _ := json.Marshal(d)
+	if strings.Contains(string(data), home) || strings.Contains(string(data), encoded) {
+		t.Fatalf("the home directory reached the digest:\n%s", data)
+	}
+	for _, want := range []string{"read ~/src/shop/main.go", "go test ~/src/shop/...", "(~/src/shop/cart_test.go:12)", "projects/~-src-shop/s.jsonl"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the digest lacks %q:\n%s", want, data)
+		}
+	}
+}

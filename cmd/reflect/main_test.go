@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/reflect-memory/reflect/internal/testenv"
+	"github.com/reflect-memory/reflect/learnings"
 )
 
 // TestMain lets the scripts run the reflect command: testscript puts this test binary on PATH
@@ -66,6 +67,7 @@ func TestScripts(t *testing.T) {
 			"capture":      cmdCapture,
 			"waitdetached": cmdWaitDetached,
 			"llmserver":    cmdLLMServer,
+			"short":        cmdShort,
 		},
 	})
 }
@@ -205,4 +207,18 @@ func cmdLLMServer(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(srv.Close)
 	ts.Setenv("LLM_URL", srv.URL+"/v1")
 	ts.Setenv("LLM_REQUESTS", log)
+}
+
+// short NAME sets $NAME_SHORT to the form `reflect list` shows the learning id $NAME in: lrn-
+// and its last characters (learnings.MinShortID of them; in the few learnings of a script
+// no other id holds them).
+func cmdShort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: short NAME")
+	}
+	id := ts.Getenv(args[0])
+	if len(id) < learnings.MinShortID {
+		ts.Fatalf("short: $%s is not a learning id: %q", args[0], id)
+	}
+	ts.Setenv(args[0]+"_SHORT", "lrn-"+id[len(id)-learnings.MinShortID:])
 }
