@@ -431,9 +431,9 @@ func TestRun(t *testing.T) {
 			name: "caps close",
 			brk: func(t *testing.T, s *setup) {
 				day := time.Now().Format("2006-01-02")
-				s.r.WriteState("usage/"+day+".json", []byte(`{"day":"`+day+`","calls":33,"input_tokens":1200}`))
+				s.r.WriteState("usage/"+day+".json", []byte(`{"day":"`+day+`","calls":17,"input_tokens":1200}`))
 			},
-			want: []want{{"caps", Warn, "33 of 40 LLM calls today", "drain.max_calls_per_day"}},
+			want: []want{{"caps", Warn, "17 of 20 LLM calls today", "drain.max_calls_per_day"}},
 		},
 	}
 	for _, tc := range cases {

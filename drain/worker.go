@@ -110,6 +110,8 @@ func FromConfig(c config.Drain, o LLMOptions) Extractor {
 		o.Model = c.Model
 	}
 	switch {
+	case c.Extractor == "auto":
+		return Auto(o)
 	case c.Extractor == "claude":
 		return Claude(o)
 	case c.Extractor == "codex":
@@ -240,11 +242,18 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 	e := it.Entry
 	res := EntryResult{ID: e.ID, Session: e.Session}
 	ext := w.o.Extractor
+	chosen, isAuto := ext.(resolver)
+	if isAuto {
+		ext = chosen.For(e.Harness)
+	}
 	if ext.LLM() {
 		if p := Paused(w.r); p != nil {
 			ext, res.Note = w.heuristic, "LLM paused: "+p.Reason
 		} else if why := w.capped(); why != "" {
-			return res, why, nil
+			if !isAuto {
+				return res, why, nil // the user chose a model: its entries wait for tomorrow
+			}
+			ext, res.Note = w.heuristic, why
 		}
 	}
 	existing, paths := candidates(ctx, w.r, e)

@@ -153,7 +153,7 @@ func (a *app) statusCmd() *cobra.Command {
 			} else {
 				a.printf("drain    never ran on this machine\n")
 			}
-			a.printf("extract  %s\n", st.Extract)
+			a.printf("extract  %s\n", drain.Describe(st.Extract))
 			if st.Paused != nil {
 				a.printf("PAUSED   LLM draining since %s: %s — fix it, then reflect queue retry\n", st.Paused.Since.Local().Format("2006-01-02 15:04"), st.Paused.Reason)
 			}
