@@ -147,3 +147,37 @@ func wordByte(s string, i int) bool {
 	c := s[i]
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c >= 0x80
 }
+
+// A model asked for lessons often answers with what the session did: "Added CSV export in
+// internal/export/csv.go", "loadCatalog now merges variants". That is the task, not a lesson
+// the next session needs, and it is grounded by construction. Such a title starts with a
+// verb of having done, or says what the code "now" does.
+var narrationVerbs = map[string]bool{
+	"added": true, "fixed": true, "updated": true, "removed": true, "renamed": true, "refactored": true,
+	"implemented": true, "created": true, "wrote": true, "built": true, "made": true, "moved": true,
+	"switched": true, "upgraded": true, "bumped": true, "replaced": true, "changed": true, "converted": true,
+	"migrated": true, "deleted": true, "extracted": true, "split": true, "merged": true, "committed": true,
+	"ran": true, "reseeded": true, "seeded": true, "logged": true, "exposed": true, "fitted": true,
+	"batched": true, "documented": true, "improved": true, "reworked": true, "cleaned": true,
+	"introduced": true, "enabled": true, "disabled": true, "configured": true, "installed": true,
+	"wired": true, "hooked": true, "tweaked": true, "adjusted": true, "simplified": true, "optimized": true,
+	"optimised": true, "rewrote": true, "restructured": true, "reorganized": true, "reorganised": true,
+	"shipped": true, "deployed": true, "released": true, "opened": true, "closed": true, "resolved": true,
+}
+
+// narrates says whether a title tells what the session did rather than a lesson.
+func narrates(title string) bool {
+	words := strings.Fields(strings.ToLower(title))
+	if len(words) == 0 {
+		return false
+	}
+	if narrationVerbs[strings.Trim(words[0], "`'\",.:;")] {
+		return true
+	}
+	for _, w := range words[1:] {
+		if w == "now" {
+			return true
+		}
+	}
+	return false
+}

@@ -507,11 +507,16 @@ func commitMessage(e *queue.Entry, extractor string, made []*learnings.Learning,
 }
 
 // dropUngrounded keeps the proposals of a model that are grounded in the entry's digest
-// (see grounded) and lists the others in res.
+// (see grounded) and are lessons, not the session told again (see narrates), and lists the
+// others in res.
 func dropUngrounded(props []Proposal, e *queue.Entry, res *EntryResult) []Proposal {
 	digest := digestText(e)
 	kept := props[:0:0]
 	for _, p := range props {
+		if narrates(p.Title) {
+			res.Ungrounded = append(res.Ungrounded, fmt.Sprintf("%s (what the session did, not a lesson)", queue.Clip(p.Title, 80)))
+			continue
+		}
 		if ok, missing := grounded(p, digest); !ok {
 			res.Ungrounded = append(res.Ungrounded, fmt.Sprintf("%s (%s)", queue.Clip(p.Title, 80), strings.Join(missing[:min(len(missing), 4)], ", ")))
 			continue
