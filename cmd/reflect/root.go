@@ -33,8 +33,8 @@ func Main() int {
 	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	cmd := a.rootCmd()
 	cmd.SetArgs(os.Args[1:])
-	err := cmd.ExecuteContext(context.Background())
-	return a.exit(err)
+	ran, err := cmd.ExecuteContextC(context.Background())
+	return a.exit(ran, err)
 }
 
 func (a *app) rootCmd() *cobra.Command {
