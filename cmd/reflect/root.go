@@ -160,12 +160,12 @@ func (a *app) openRepo(lenient bool) (*gitstore.Repo, error) {
 
 func (a *app) json() bool { return a.format == "json" }
 
-// printJSON writes v as indented JSON.
+// printJSON writes v as indented JSON, an empty list as [] (never null).
 func (a *app) printJSON(v any) error {
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return enc.Encode(emptyLists(v))
 }
 
 func (a *app) printf(format string, args ...any) { fmt.Fprintf(a.stdout, format, args...) }
