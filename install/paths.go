@@ -43,6 +43,12 @@ func ConfigPath(harness string, project bool, cwd string) (string, error) {
 	return filepath.Join(home, file), nil
 }
 
+// InRepository says whether dir is inside a git work tree: where --project settings belong.
+func InRepository(dir string) bool {
+	w, _ := workspace.Read(dir, 0)
+	return w.Root != ""
+}
+
 // HostHome is the host's own directory: $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex.
 func HostHome(harness string) (string, error) {
 	env, dir := "CLAUDE_CONFIG_DIR", ".claude"

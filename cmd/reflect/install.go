@@ -44,15 +44,15 @@ func (a *app) configError(err error) error {
 }
 
 func (a *app) installCmd() *cobra.Command {
-	var project, dryRun, statusLine bool
+	var project, dryRun, statusLine, force bool
 	var plugin string
 	cmd := &cobra.Command{
-		Use:   "install claude|codex [--project] [--dry-run] [--plugin DIR]",
+		Use:   "install claude|codex [--project [--force]] [--dry-run] [--plugin DIR]",
 		Short: "Wire reflect's hooks into Claude Code or Codex",
 		Long: `Adds ` + "`reflect hook claude|codex`" + ` to every event reflect handles, in
 $CLAUDE_CONFIG_DIR/settings.json (else ~/.claude/settings.json) or $CODEX_HOME/hooks.json (else
 ~/.codex/hooks.json); with --project in the repository's .claude/settings.json or
-.codex/hooks.json. Everything else in the file is kept; a backup (<file>.reflect-backup) is
+.codex/hooks.json (outside a git repository only with --force). Everything else in the file is kept; a backup (<file>.reflect-backup) is
 written before any change; running it twice changes nothing. Creates the knowledge repository
 when there is none. --plugin DIR writes a Claude Code plugin folder instead, for any machine:
 its hooks run the reflect on that machine's PATH.`,
@@ -92,6 +92,9 @@ its hooks run the reflect on that machine's PATH.`,
 			if err != nil {
 				return err
 			}
+			if project && !force && !install.InRepository(cwd) {
+				return flagErrorf("--project: %s is in no git repository, so no project would share %s; run it in your project's repository, or add --force to write it here anyway", cwd, path)
+			}
 			home, err := a.homeDir()
 			if err != nil {
 				return err
@@ -119,6 +122,7 @@ its hooks run the reflect on that machine's PATH.`,
 	f.BoolVar(&dryRun, "dry-run", false, "print the change and write nothing")
 	f.StringVar(&plugin, "plugin", "", "write a Claude Code plugin folder at `DIR` instead")
 	f.BoolVar(&statusLine, "statusline", false, "also show reflect in Claude Code's status line (only if you have none)")
+	f.BoolVar(&force, "force", false, "with --project: write the settings even outside a git repository")
 	return cmd
 }
 
