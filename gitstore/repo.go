@@ -40,6 +40,7 @@ type Repo struct {
 	zw        [2]*zlib.Writer         // by level (0, 1), reused for every loose object written
 	zr        io.ReadCloser           // reused for every loose object this process reads
 	trees     map[plumbing.Hash][]treeEntry
+	treeSize  int // entries held in trees (see cacheTree)
 }
 
 // Root is the work tree of the repository.
