@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/install"
 )
 
@@ -44,7 +46,7 @@ func (a *app) configError(err error) error {
 }
 
 func (a *app) installCmd() *cobra.Command {
-	var project, dryRun, statusLine, force bool
+	var project, dryRun, statusLine, force, offline bool
 	var plugin string
 	cmd := &cobra.Command{
 		Use:   "install claude|codex [--project [--force]] [--dry-run] [--plugin DIR]",
@@ -114,6 +116,13 @@ its hooks run the reflect on that machine's PATH.`,
 					res.Notes = install.CodexNotes(codexHome)
 				}
 			}
+			if !dryRun {
+				note, err := a.drainNote(cmd, home, offline)
+				if err != nil {
+					return err
+				}
+				res.Notes = append(res.Notes, note)
+			}
 			return a.report("install", res)
 		},
 	}
@@ -123,7 +132,27 @@ its hooks run the reflect on that machine's PATH.`,
 	f.StringVar(&plugin, "plugin", "", "write a Claude Code plugin folder at `DIR` instead")
 	f.BoolVar(&statusLine, "statusline", false, "also show reflect in Claude Code's status line (only if you have none)")
 	f.BoolVar(&force, "force", false, "with --project: write the settings even outside a git repository")
+	f.BoolVar(&offline, "offline", false, "keep every session on this machine: the drain uses the offline heuristic, never a model")
 	return cmd
+}
+
+// drainNote says in one line what the drain will do with the captures, after --offline has
+// set this machine's extractor to the heuristic when asked.
+func (a *app) drainNote(cmd *cobra.Command, home string, offline bool) (string, error) {
+	r, err := gitstore.Open(home)
+	if err != nil {
+		return "", err
+	}
+	if offline {
+		if _, err := r.SetSetting(cmd.Context(), "drain.extractor", "heuristic"); err != nil {
+			return "", err
+		}
+	}
+	ext := r.Config().Drain.Extractor
+	if ext == "heuristic" {
+		return "drain: the offline heuristic turns captured sessions into learnings; nothing leaves this machine", nil
+	}
+	return fmt.Sprintf("drain: %s; to keep every session on this machine: reflect install %s --offline", drain.Describe(ext), cmd.Flags().Arg(0)), nil
 }
 
 func (a *app) uninstallCmd() *cobra.Command {
