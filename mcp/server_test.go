@@ -1,0 +1,191 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+)
+
+// connect serves r in-process and returns a client session to it.
+func connect(t testing.TB, r *gitstore.Repo, cwd string) *sdk.ClientSession {
+	t.Helper()
+	s, err := New(Options{Repo: r, Cwd: cwd, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := sdk.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx, st); close(done) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); cancel(); <-done })
+	return cs
+}
+
+func callTool(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Content[0].(*sdk.TextContent).Text, res.IsError
+}
+
+func newRepo(t testing.TB) *gitstore.Repo {
+	t.Helper()
+	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A write that finds the repository locked waits and tries again within the call's deadline.
+func TestRememberRetriesABusyRepository(t *testing.T) {
+	r := newRepo(t)
+	if _, err := r.SetSetting(context.Background(), "git.lock_timeout", "100ms"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := gitstore.Open(r.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, r, t.TempDir())
+	fl := flock.New(filepath.Join(r.StateDir(), "locks", "repo"))
+	if err := fl.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); time.Sleep(600 * time.Millisecond); fl.Unlock() }()
+	start := time.Now()
+	text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": "Retry me when the repository is busy", "global": true})
+	wg.Wait()
+	if isErr || !strings.Contains(text, `"id":"lrn-`) {
+		t.Fatalf("remember under a held lock: %s", text)
+	}
+	if d := time.Since(start); d < 500*time.Millisecond {
+		t.Fatalf("answered in %v while the lock was held for 600 ms", d)
+	}
+}
+
+func TestClipping(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"ünïcödé text", 6, "ünïcö…"},
+		{"abcdefghij", 5, "abcd…"},
+	} {
+		if got := clip(tc.in, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+	long := strings.Repeat("a", 6000) + strings.Repeat("z", 6000)
+	got := clipMiddle(long, 3000)
+	if !strings.HasPrefix(got, "aaaa") || !strings.HasSuffix(got, "zzzz") || !strings.Contains(got, "9000 characters cut") || len(got) > 3100 {
+		t.Fatalf("clipMiddle: %d bytes, %q…", len(got), got[1990:2040])
+	}
+}
+
+// Every result stays in its bounds however large the learnings: memory_get cuts bodies and
+// says so.
+func TestGetIsBounded(t *testing.T) {
+	r := newRepo(t)
+	cs := connect(t, r, t.TempDir())
+	var ids []string
+	for i := range 4 {
+		text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": fmt.Sprintf("Large lesson number %d about topic %c", i, 'a'+i),
+			"body": strings.Repeat(fmt.Sprintf("line %d of a long explanation. ", i), 500), "global": true})
+		if isErr {
+			t.Fatal(text)
+		}
+		var out RememberOut
+		json.Unmarshal([]byte(text), &out)
+		ids = append(ids, out.ID)
+	}
+	text, isErr := callTool(t, cs, "memory_get", map[string]any{"ids": ids})
+	if isErr {
+		t.Fatal(text)
+	}
+	var out GetOut
+	json.Unmarshal([]byte(text), &out)
+	total := 0
+	for _, l := range out.Learnings {
+		total += len([]rune(l.Body))
+		if !l.Truncated {
+			t.Errorf("%s: a body of 15,000 characters was not cut", l.ID)
+		}
+	}
+	if len(out.Learnings) != 4 || !out.Truncated || !strings.Contains(out.Note, "cut") || total > maxGetChars+4*100 {
+		t.Fatalf("%d learnings, %d characters of bodies, truncated %v, note %q", len(out.Learnings), total, out.Truncated, out.Note)
+	}
+}
+
+// BenchmarkSearchCall is a memory_search through the protocol (the SDK's client and server,
+// in memory) at 10,000 learnings, beside the same search asked of the index directly: the
+// difference is what the protocol and the tool's shaping cost. `go run ./bench -mcp` times
+// the whole round trip over stdio to the real binary.
+func BenchmarkSearchCall(b *testing.B) {
+	dir, err := os.MkdirTemp("", "reflect-mcp-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	home := filepath.Join(dir, "mem")
+	if _, _, err := gitstore.Init(ctx, home, gitstore.InitOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := fixtures.BuildRepo(ctx, home, 10000, 1000, 20); err != nil {
+		b.Fatal(err)
+	}
+	r, err := gitstore.Open(home)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := index.Rebuild(ctx, r, index.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	const query = "webhook|retry deadlock postgres"
+	b.Run("index", func(b *testing.B) {
+		for b.Loop() {
+			ix, err := openIndex(ctx, r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := ix.Search(ctx, index.Query{Text: query, Limit: defaultLimit, Snippets: true,
+				Projects: []string{"_global", fixtures.SynthProject(3)}})
+			ix.Close()
+			if err != nil || len(res.Hits) == 0 {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("memory_search", func(b *testing.B) {
+		cs := connect(b, r, "")
+		for b.Loop() {
+			if text, isErr := callTool(b, cs, "memory_search", map[string]any{"query": query, "project": fixtures.SynthProject(3)}); isErr {
+				b.Fatal(text)
+			}
+		}
+	})
+}
