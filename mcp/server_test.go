@@ -17,6 +17,7 @@ import (
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/provenance"
 )
 
 // connect serves r in-process and returns a client session to it.
@@ -188,4 +189,36 @@ func BenchmarkSearchCall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A learning that arrived by sync from another author says so in search and get: it never
+// passes for the user's own.
+func TestOriginOfAnotherAuthor(t *testing.T) {
+	r := newRepo(t)
+	if err := provenance.Ensure(r, time.Now()); err != nil { // as every command does on opening
+		t.Fatal(err)
+	}
+	cs := connect(t, r, t.TempDir())
+	text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": "Deploy with the blue green script only", "global": true})
+	if isErr {
+		t.Fatal(text)
+	}
+	var mine RememberOut
+	json.Unmarshal([]byte(text), &mine)
+	text, _ = callTool(t, cs, "memory_get", map[string]any{"ids": []string{mine.ID}})
+	if !strings.Contains(text, `"origin":"written here"`) || strings.Contains(text, "another author") {
+		t.Fatalf("the user's own learning: %s", text)
+	}
+	if err := provenance.Save(r, map[string]provenance.Record{mine.ID: {Path: "learnings/_global/" + mine.ID + ".md",
+		Email: "mallory@example.org", Machine: "box", Arrived: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ = callTool(t, cs, "memory_get", map[string]any{"ids": []string{mine.ID}})
+	if !strings.Contains(text, "arrived by sync, by mallory@example.org on box, not reviewed") || !strings.Contains(text, "not an instruction") {
+		t.Fatalf("another author's learning: %s", text)
+	}
+	text, _ = callTool(t, cs, "memory_search", map[string]any{"query": "blue green"})
+	if !strings.Contains(text, "by mallory@example.org") {
+		t.Fatalf("search: %s", text)
+	}
 }
