@@ -85,7 +85,11 @@ func New(o Options) (*Server, error) {
 
 // Run serves one client over t (stdin and stdout for `reflect mcp`) until it hangs up.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
-	return s.sdk.Run(ctx, t)
+	err := s.sdk.Run(ctx, t)
+	s.mu.Lock()
+	s.repo.Close()
+	s.mu.Unlock()
+	return err
 }
 
 // Project is the default scope: the project of the directory the server was started in.
@@ -108,6 +112,7 @@ func (s *Server) current() (*gitstore.Repo, error) {
 	if err := r.SettingsError(); err != nil {
 		return nil, fmt.Errorf("reflect's settings do not load (%v); the user should run reflect doctor", err)
 	}
+	s.repo.Close() // its open pack files: a long session reopens after every capture
 	s.repo, s.head = r, h.String()
 	return r, nil
 }

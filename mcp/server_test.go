@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -220,5 +222,40 @@ func TestOriginOfAnotherAuthor(t *testing.T) {
 	text, _ = callTool(t, cs, "memory_search", map[string]any{"query": "blue green"})
 	if !strings.Contains(text, "by mallory@example.org") {
 		t.Fatalf("search: %s", text)
+	}
+}
+
+// A long session reopens the repository after every commit; it keeps no file open for it.
+func TestNoDescriptorLeak(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to count open files")
+	}
+	r := newRepo(t)
+	cs := connect(t, r, t.TempDir())
+	fds := func() int { es, _ := os.ReadDir("/proc/self/fd"); return len(es) }
+	cycle := func(i int) {
+		if text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": fmt.Sprintf("Lesson %d about subject %d", i, i*7919), "global": true}); isErr {
+			t.Fatal(text)
+		}
+		if text, isErr := callTool(t, cs, "memory_search", map[string]any{"query": "lesson"}); isErr {
+			t.Fatal(text)
+		}
+	}
+	for i := range 5 {
+		cycle(i)
+	}
+	// objects in a pack, as after a sync or a gc: each repository opened keeps it open
+	if out, err := exec.Command("git", "-C", r.Root(), "repack", "-a", "-d", "-q").CombinedOutput(); err != nil {
+		t.Skipf("git repack: %v %s", err, out)
+	}
+	cycle(5)
+	// an *os.File's finalizer would close what a dropped repository left open, hiding a leak
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	before := fds()
+	for i := 6; i < 46; i++ {
+		cycle(i)
+	}
+	if after := fds(); after > before+5 {
+		t.Fatalf("%d files open after 40 more commits and searches, %d before", after, before)
 	}
 }
