@@ -88,8 +88,12 @@ func (a *app) installMCP(cmd *cobra.Command, harness string, project, force, dry
 	if err != nil {
 		return a.configError(err)
 	}
-	if add && !dryRun && res.Changed && harness == install.Claude && project {
-		res.Notes = append(res.Notes, "Claude Code asks once whether to use the servers a project's .mcp.json names: approve reflect.")
+	if add && !dryRun && res.Changed && project {
+		if harness == install.Claude {
+			res.Notes = append(res.Notes, "Claude Code asks once whether to use the servers a project's .mcp.json names: approve reflect.")
+		} else {
+			res.Notes = append(res.Notes, "Codex reads a project's .codex/config.toml only once you trust the project.")
+		}
 	}
 	if add && !dryRun && res.Changed {
 		res.Notes = append(res.Notes, "Restart "+map[string]string{install.Claude: "Claude Code", install.Codex: "Codex"}[harness]+" to load the server; /mcp lists its tools.")
