@@ -22,7 +22,6 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/reflect-memory/reflect/gitstore"
-	"github.com/reflect-memory/reflect/workspace"
 )
 
 // MCPServerName is the name reflect's server is registered under in every host.
@@ -40,18 +39,15 @@ func MCPConfigPath(harness string, project bool, cwd string) (string, error) {
 		return "", fmt.Errorf("unknown harness %q (want claude or codex)", harness)
 	}
 	if project {
-		abs, err := filepath.Abs(cwd)
+		// beside the hooks' project file: <top>/.claude/settings.json, <top>/.codex/hooks.json
+		hooks, err := ConfigPath(harness, true, cwd)
 		if err != nil {
 			return "", err
 		}
-		top := abs
-		if w, _ := workspace.Read(abs, 0); w.Root != "" {
-			top = w.Root
-		}
 		if harness == Claude {
-			return filepath.Join(top, ".mcp.json"), nil
+			return filepath.Join(filepath.Dir(filepath.Dir(hooks)), ".mcp.json"), nil
 		}
-		return filepath.Join(top, ".codex", "config.toml"), nil
+		return filepath.Join(filepath.Dir(hooks), "config.toml"), nil
 	}
 	if harness == Codex {
 		home, err := HostHome(Codex)
