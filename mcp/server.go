@@ -45,6 +45,13 @@ type Server struct {
 	mu   sync.Mutex // one call at a time: calls are short, and a write must see the one before
 	repo *gitstore.Repo
 	head string // the HEAD repo was opened at
+
+	// a missing index is built in the background while calls scan git
+	bmu      sync.Mutex
+	building bool
+	build    sync.WaitGroup
+	stop     context.CancelFunc
+	stopCtx  context.Context
 }
 
 // defaultCallTimeout leaves room under Codex's default tool_timeout_sec (60) and Claude
@@ -69,6 +76,7 @@ func New(o Options) (*Server, error) {
 		o.Now = time.Now
 	}
 	s := &Server{o: o, repo: o.Repo, project: learnings.Global}
+	s.stopCtx, s.stop = context.WithCancel(context.Background())
 	if o.Cwd != "" {
 		if w, err := workspace.Read(o.Cwd, 0); err == nil || w.Project != "" {
 			s.project = w.Project
@@ -86,6 +94,8 @@ func New(o Options) (*Server, error) {
 // Run serves one client over t (stdin and stdout for `reflect mcp`) until it hangs up.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	err := s.sdk.Run(ctx, t)
+	s.stop()
+	s.build.Wait() // a build cut short removes its directory
 	s.mu.Lock()
 	s.repo.Close()
 	s.mu.Unlock()
@@ -118,9 +128,35 @@ func (s *Server) current() (*gitstore.Repo, error) {
 }
 
 // openIndex opens the index for one call: fresh, or caught up with HEAD, or (when a writer
-// holds it) a scan of git that says so.
-func openIndex(ctx context.Context, r *gitstore.Repo) (*index.Index, error) {
-	return index.Open(ctx, r, index.Options{LockTimeout: r.Config().Git.LockTimeout.Std()})
+// holds it) a scan of git that says so. It never builds one inline, as a command does: at
+// 100,000 learnings that outlasts a call's deadline, and a build cut short by each call would
+// never end. Without an index, a call starts the build in the background (one at a time; a
+// failed one is tried again by the next call) and calls scan git until it is there.
+func (s *Server) openIndex(ctx context.Context, r *gitstore.Repo) (*index.Index, error) {
+	ix, err := index.Open(ctx, r, index.Options{LockTimeout: r.Config().Git.LockTimeout.Std(), NoBuild: true})
+	if err != nil || !ix.NeedsBuild {
+		return ix, err
+	}
+	s.bmu.Lock()
+	defer s.bmu.Unlock()
+	if s.building || s.stopCtx.Err() != nil {
+		return ix, nil
+	}
+	s.building = true
+	s.build.Add(1)
+	go func() {
+		defer s.build.Done()
+		br, err := gitstore.Open(r.Root())
+		if err == nil {
+			_, err = index.Rebuild(s.stopCtx, br, index.Options{LockTimeout: br.Config().Git.LockTimeout.Std()})
+			br.Close()
+		}
+		s.o.Log.Info("built the index in the background", "err", err)
+		s.bmu.Lock()
+		s.building = false
+		s.bmu.Unlock()
+	}()
+	return ix, err
 }
 
 // tool wraps a tool's handler: one call at a time, under the call's deadline, on the

@@ -171,7 +171,7 @@ func BenchmarkSearchCall(b *testing.B) {
 	const query = "webhook|retry deadlock postgres"
 	b.Run("index", func(b *testing.B) {
 		for b.Loop() {
-			ix, err := openIndex(ctx, r)
+			ix, err := index.Open(ctx, r, index.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -257,5 +257,37 @@ func TestNoDescriptorLeak(t *testing.T) {
 	}
 	if after := fds(); after > before+5 {
 		t.Fatalf("%d files open after 40 more commits and searches, %d before", after, before)
+	}
+}
+
+// Without an index, calls scan git and say so while the first one's background build runs;
+// then they use the index.
+func TestBuildsAMissingIndexInTheBackground(t *testing.T) {
+	r := newRepo(t)
+	cs := connect(t, r, t.TempDir())
+	if text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": "Rotate the signing keys every quarter", "global": true}); isErr {
+		t.Fatal(text)
+	}
+	waitIndex := func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for !index.Exists(r) {
+			if time.Now().After(deadline) {
+				t.Fatal("no index was built")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitIndex() // a new memory has none: remember's dedupe started the first build
+	if err := os.RemoveAll(filepath.Join(r.StateDir(), "index")); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := callTool(t, cs, "memory_search", map[string]any{"query": "signing keys"})
+	if isErr || !strings.Contains(text, "searched the files") || !strings.Contains(text, "Rotate the signing keys") {
+		t.Fatalf("search without an index: %s", text)
+	}
+	waitIndex()
+	text, isErr = callTool(t, cs, "memory_search", map[string]any{"query": "signing keys"})
+	if isErr || strings.Contains(text, "searched the files") || !strings.Contains(text, "Rotate the signing keys") {
+		t.Fatalf("search once the index is built: %s", text)
 	}
 }

@@ -154,7 +154,7 @@ func (s *Server) search(ctx context.Context, r *gitstore.Repo, in SearchIn) (Sea
 	if q.Projects, err = s.scope(in.Project, in.Global); err != nil {
 		return SearchOut{}, err
 	}
-	ix, err := openIndex(ctx, r)
+	ix, err := s.openIndex(ctx, r)
 	if err != nil {
 		return SearchOut{}, err
 	}
@@ -330,7 +330,7 @@ func (s *Server) recall(ctx context.Context, r *gitstore.Repo, in RecallIn) (Rec
 		}
 		project = in.Project
 	}
-	ix, err := openIndex(ctx, r)
+	ix, err := s.openIndex(ctx, r)
 	if err != nil {
 		return RecallOut{}, err
 	}
@@ -456,7 +456,7 @@ func (s *Server) remember(ctx context.Context, r *gitstore.Repo, in RememberIn) 
 // is near-identical to l's — the drain's rule — and counts it seen again, merging l's tags
 // and triggers, in one commit. It returns "" when there is none.
 func (s *Server) seenAgain(ctx context.Context, r *gitstore.Repo, l *learnings.Learning, title, body string, now time.Time) (string, string, error) {
-	ix, err := openIndex(ctx, r)
+	ix, err := s.openIndex(ctx, r)
 	if err != nil {
 		return "", "", err
 	}
