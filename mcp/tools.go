@@ -123,6 +123,9 @@ func (s *Server) search(ctx context.Context, r *gitstore.Repo, in SearchIn) (Sea
 	case in.Limit < 0 || in.Limit > maxSearchLimit:
 		return SearchOut{}, argError("limit", "must be 1 to %d (got %d)", maxSearchLimit, in.Limit)
 	}
+	if err := index.Check(text); err != nil {
+		return SearchOut{}, argError("query", "%v; the syntax is words, \"a phrase\", +required, -excluded, field:word, a|b", err)
+	}
 	q := index.Query{Text: text, Limit: in.Limit, Snippets: true}
 	if q.Limit == 0 {
 		q.Limit = defaultLimit
