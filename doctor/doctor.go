@@ -111,6 +111,8 @@ func Run(ctx context.Context, o Options) *Report {
 	d := &doctor{o: o, rep: Report{Home: o.Home, Findings: []Finding{}}}
 	d.wiring(install.Claude)
 	d.wiring(install.Codex)
+	d.mcp(install.Claude)
+	d.mcp(install.Codex)
 	if r, intact := d.repository(ctx); r != nil {
 		if intact {
 			d.index(r)

@@ -53,6 +53,7 @@ func exitCode(err error) int {
 		we  *gitstore.WriteError
 		amb *learnings.AmbiguousIDError
 		sx  *install.SyntaxError
+		fs  *install.ForeignServerError
 		rf  *memsync.RefusedError
 	)
 	switch {
@@ -72,7 +73,7 @@ func exitCode(err error) int {
 		return exitBusy
 	case errors.Is(err, memsync.ErrAuth), errors.Is(err, memsync.ErrNetwork), errors.Is(err, memsync.ErrNoRemote), errors.Is(err, memsync.ErrNoMain):
 		return exitRemote
-	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx), errors.As(err, &rf):
+	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx), errors.As(err, &rf), errors.As(err, &fs):
 		return exitInvalid
 	case errors.Is(err, doctor.ErrUnhealthy):
 		return exitUnhealthy

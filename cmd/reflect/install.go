@@ -46,7 +46,7 @@ func (a *app) configError(err error) error {
 }
 
 func (a *app) installCmd() *cobra.Command {
-	var project, dryRun, statusLine, force, offline bool
+	var project, dryRun, statusLine, force, offline, mcpServer bool
 	var plugin string
 	cmd := &cobra.Command{
 		Use:   "install claude|codex [--project [--force]] [--dry-run] [--plugin DIR]",
@@ -60,6 +60,12 @@ when there is none. --plugin DIR writes a Claude Code plugin folder instead, for
 its hooks run the reflect on that machine's PATH.`,
 		Args: harnessArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if mcpServer {
+				if plugin != "" || statusLine || offline {
+					return flagErrorf("--mcp registers the MCP server only; it does not go with --plugin, --statusline or --offline")
+				}
+				return a.installMCP(cmd, args[0], project, force, dryRun, true)
+			}
 			if plugin != "" {
 				if args[0] != install.Claude {
 					return flagErrorf("--plugin writes a Claude Code plugin; use it with claude")
@@ -133,6 +139,7 @@ its hooks run the reflect on that machine's PATH.`,
 	f.BoolVar(&statusLine, "statusline", false, "also show reflect in Claude Code's status line (only if you have none)")
 	f.BoolVar(&force, "force", false, "with --project: write the settings even outside a git repository")
 	f.BoolVar(&offline, "offline", false, "keep every session on this machine: the drain uses the offline heuristic, never a model")
+	f.BoolVar(&mcpServer, "mcp", false, "register the reflect mcp server instead of the hooks (~/.claude.json or .mcp.json; Codex's config.toml)")
 	return cmd
 }
 
@@ -156,14 +163,17 @@ func (a *app) drainNote(cmd *cobra.Command, home string, offline bool) (string, 
 }
 
 func (a *app) uninstallCmd() *cobra.Command {
-	var project, dryRun bool
+	var project, dryRun, mcpServer bool
 	cmd := &cobra.Command{
-		Use:   "uninstall claude|codex [--project] [--dry-run]",
+		Use:   "uninstall claude|codex [--project] [--dry-run] [--mcp]",
 		Short: "Remove reflect's hooks from Claude Code or Codex",
 		Long: `Removes only reflect's own hook entries (and the groups and events they leave empty);
 everything else in the file stays as it was. A backup is written before any change.`,
 		Args: harnessArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if mcpServer {
+				return a.installMCP(cmd, args[0], project, true, dryRun, false)
+			}
 			cwd, err := os.Getwd()
 			if err != nil {
 				return err
@@ -182,6 +192,7 @@ everything else in the file stays as it was. A backup is written before any chan
 	f := cmd.Flags()
 	f.BoolVar(&project, "project", false, "uninstall from the repository's settings instead of the user's")
 	f.BoolVar(&dryRun, "dry-run", false, "print the change and write nothing")
+	f.BoolVar(&mcpServer, "mcp", false, "remove the reflect mcp server's registration instead of the hooks")
 	return cmd
 }
 

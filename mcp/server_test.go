@@ -1,0 +1,293 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/provenance"
+)
+
+// connect serves r in-process and returns a client session to it.
+func connect(t testing.TB, r *gitstore.Repo, cwd string) *sdk.ClientSession {
+	t.Helper()
+	s, err := New(Options{Repo: r, Cwd: cwd, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := sdk.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx, st); close(done) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); cancel(); <-done })
+	return cs
+}
+
+func callTool(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Content[0].(*sdk.TextContent).Text, res.IsError
+}
+
+func newRepo(t testing.TB) *gitstore.Repo {
+	t.Helper()
+	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A write that finds the repository locked waits and tries again within the call's deadline.
+func TestRememberRetriesABusyRepository(t *testing.T) {
+	r := newRepo(t)
+	if _, err := r.SetSetting(context.Background(), "git.lock_timeout", "100ms"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := gitstore.Open(r.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, r, t.TempDir())
+	fl := flock.New(filepath.Join(r.StateDir(), "locks", "repo"))
+	if err := fl.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); time.Sleep(600 * time.Millisecond); fl.Unlock() }()
+	start := time.Now()
+	text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": "Retry me when the repository is busy", "global": true})
+	wg.Wait()
+	if isErr || !strings.Contains(text, `"id":"lrn-`) {
+		t.Fatalf("remember under a held lock: %s", text)
+	}
+	if d := time.Since(start); d < 500*time.Millisecond {
+		t.Fatalf("answered in %v while the lock was held for 600 ms", d)
+	}
+}
+
+func TestClipping(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"ünïcödé text", 6, "ünïcö…"},
+		{"abcdefghij", 5, "abcd…"},
+	} {
+		if got := clip(tc.in, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+	long := strings.Repeat("a", 6000) + strings.Repeat("z", 6000)
+	got := clipMiddle(long, 3000)
+	if !strings.HasPrefix(got, "aaaa") || !strings.HasSuffix(got, "zzzz") || !strings.Contains(got, "9000 characters cut") || len(got) > 3100 {
+		t.Fatalf("clipMiddle: %d bytes, %q…", len(got), got[1990:2040])
+	}
+}
+
+// Every result stays in its bounds however large the learnings: memory_get cuts bodies and
+// says so.
+func TestGetIsBounded(t *testing.T) {
+	r := newRepo(t)
+	cs := connect(t, r, t.TempDir())
+	var ids []string
+	for i := range 4 {
+		text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": fmt.Sprintf("Large lesson number %d about topic %c", i, 'a'+i),
+			"body": strings.Repeat(fmt.Sprintf("line %d of a long explanation. ", i), 500), "global": true})
+		if isErr {
+			t.Fatal(text)
+		}
+		var out RememberOut
+		json.Unmarshal([]byte(text), &out)
+		ids = append(ids, out.ID)
+	}
+	text, isErr := callTool(t, cs, "memory_get", map[string]any{"ids": ids})
+	if isErr {
+		t.Fatal(text)
+	}
+	var out GetOut
+	json.Unmarshal([]byte(text), &out)
+	total := 0
+	for _, l := range out.Learnings {
+		total += len([]rune(l.Body))
+		if !l.Truncated {
+			t.Errorf("%s: a body of 15,000 characters was not cut", l.ID)
+		}
+	}
+	if len(out.Learnings) != 4 || !out.Truncated || !strings.Contains(out.Note, "cut") || total > maxGetChars+4*100 {
+		t.Fatalf("%d learnings, %d characters of bodies, truncated %v, note %q", len(out.Learnings), total, out.Truncated, out.Note)
+	}
+}
+
+// BenchmarkSearchCall is a memory_search through the protocol (the SDK's client and server,
+// in memory) at 10,000 learnings, beside the same search asked of the index directly: the
+// difference is what the protocol and the tool's shaping cost. `go run ./bench -mcp` times
+// the whole round trip over stdio to the real binary.
+func BenchmarkSearchCall(b *testing.B) {
+	dir, err := os.MkdirTemp("", "reflect-mcp-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	home := filepath.Join(dir, "mem")
+	if _, _, err := gitstore.Init(ctx, home, gitstore.InitOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := fixtures.BuildRepo(ctx, home, 10000, 1000, 20); err != nil {
+		b.Fatal(err)
+	}
+	r, err := gitstore.Open(home)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := index.Rebuild(ctx, r, index.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	const query = "webhook|retry deadlock postgres"
+	b.Run("index", func(b *testing.B) {
+		for b.Loop() {
+			ix, err := index.Open(ctx, r, index.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := ix.Search(ctx, index.Query{Text: query, Limit: defaultLimit, Snippets: true,
+				Projects: []string{"_global", fixtures.SynthProject(3)}})
+			ix.Close()
+			if err != nil || len(res.Hits) == 0 {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("memory_search", func(b *testing.B) {
+		cs := connect(b, r, "")
+		for b.Loop() {
+			if text, isErr := callTool(b, cs, "memory_search", map[string]any{"query": query, "project": fixtures.SynthProject(3)}); isErr {
+				b.Fatal(text)
+			}
+		}
+	})
+}
+
+// A learning that arrived by sync from another author says so in search and get: it never
+// passes for the user's own.
+func TestOriginOfAnotherAuthor(t *testing.T) {
+	r := newRepo(t)
+	if err := provenance.Ensure(r, time.Now()); err != nil { // as every command does on opening
+		t.Fatal(err)
+	}
+	cs := connect(t, r, t.TempDir())
+	text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": "Deploy with the blue green script only", "global": true})
+	if isErr {
+		t.Fatal(text)
+	}
+	var mine RememberOut
+	json.Unmarshal([]byte(text), &mine)
+	text, _ = callTool(t, cs, "memory_get", map[string]any{"ids": []string{mine.ID}})
+	if !strings.Contains(text, `"origin":"written here"`) || strings.Contains(text, "another author") {
+		t.Fatalf("the user's own learning: %s", text)
+	}
+	if err := provenance.Save(r, map[string]provenance.Record{mine.ID: {Path: "learnings/_global/" + mine.ID + ".md",
+		Email: "mallory@example.org", Machine: "box", Arrived: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ = callTool(t, cs, "memory_get", map[string]any{"ids": []string{mine.ID}})
+	if !strings.Contains(text, "arrived by sync, by mallory@example.org on box, not reviewed") || !strings.Contains(text, "not an instruction") {
+		t.Fatalf("another author's learning: %s", text)
+	}
+	text, _ = callTool(t, cs, "memory_search", map[string]any{"query": "blue green"})
+	if !strings.Contains(text, "by mallory@example.org") {
+		t.Fatalf("search: %s", text)
+	}
+}
+
+// A long session reopens the repository after every commit; it keeps no file open for it.
+func TestNoDescriptorLeak(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to count open files")
+	}
+	r := newRepo(t)
+	cs := connect(t, r, t.TempDir())
+	fds := func() int { es, _ := os.ReadDir("/proc/self/fd"); return len(es) }
+	cycle := func(i int) {
+		if text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": fmt.Sprintf("Lesson %d about subject %d", i, i*7919), "global": true}); isErr {
+			t.Fatal(text)
+		}
+		if text, isErr := callTool(t, cs, "memory_search", map[string]any{"query": "lesson"}); isErr {
+			t.Fatal(text)
+		}
+	}
+	for i := range 5 {
+		cycle(i)
+	}
+	// objects in a pack, as after a sync or a gc: each repository opened keeps it open
+	if out, err := exec.Command("git", "-C", r.Root(), "repack", "-a", "-d", "-q").CombinedOutput(); err != nil {
+		t.Skipf("git repack: %v %s", err, out)
+	}
+	cycle(5)
+	// an *os.File's finalizer would close what a dropped repository left open, hiding a leak
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	before := fds()
+	for i := 6; i < 46; i++ {
+		cycle(i)
+	}
+	if after := fds(); after > before+5 {
+		t.Fatalf("%d files open after 40 more commits and searches, %d before", after, before)
+	}
+}
+
+// Without an index, calls scan git and say so while the first one's background build runs;
+// then they use the index.
+func TestBuildsAMissingIndexInTheBackground(t *testing.T) {
+	r := newRepo(t)
+	cs := connect(t, r, t.TempDir())
+	if text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": "Rotate the signing keys every quarter", "global": true}); isErr {
+		t.Fatal(text)
+	}
+	waitIndex := func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for !index.Exists(r) {
+			if time.Now().After(deadline) {
+				t.Fatal("no index was built")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitIndex() // a new memory has none: remember's dedupe started the first build
+	if err := os.RemoveAll(filepath.Join(r.StateDir(), "index")); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := callTool(t, cs, "memory_search", map[string]any{"query": "signing keys"})
+	if isErr || !strings.Contains(text, "searched the files") || !strings.Contains(text, "Rotate the signing keys") {
+		t.Fatalf("search without an index: %s", text)
+	}
+	waitIndex()
+	text, isErr = callTool(t, cs, "memory_search", map[string]any{"query": "signing keys"})
+	if isErr || strings.Contains(text, "searched the files") || !strings.Contains(text, "Rotate the signing keys") {
+		t.Fatalf("search once the index is built: %s", text)
+	}
+}
