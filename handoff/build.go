@@ -35,6 +35,7 @@ const (
 	maxCommand   = 300
 	maxError     = 300
 	maxQuestion  = 300
+	maxPath      = 300
 )
 
 // Build makes the handoff of a session from the messages of its latest capture, folded into
@@ -142,6 +143,7 @@ func Build(msgs []transcript.Message, m Meta, prev *Handoff) *Handoff {
 	if h.Started.IsZero() {
 		h.Started = h.Updated
 	}
+	h.clean()
 	return h
 }
 
@@ -164,10 +166,10 @@ func (p pathWriter) path(s string) string {
 	s = filepath.ToSlash(s)
 	if len(p.cwd) > 1 {
 		if rest, ok := strings.CutPrefix(s, p.cwd+"/"); ok {
-			return redact.String(rest)
+			return clip(rest, maxPath)
 		}
 	}
-	return p.text(s)
+	return clip(p.text(s), maxPath)
 }
 
 // text redacts s and writes the home directory as ~.

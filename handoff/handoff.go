@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -159,7 +161,49 @@ func Parse(path string, data []byte) (*Handoff, error) {
 	case learnings.ValidProjectKey(h.Project) != nil:
 		return nil, fmt.Errorf("%s: %w: field project: %v", path, ErrNotHandoff, learnings.ValidProjectKey(h.Project))
 	}
+	h.clean()
 	return &h, nil
+}
+
+// clean drops control characters (an escape sequence a terminal or a model would act on)
+// from every text, keeping newlines and tabs: a handoff comes from a transcript or a remote.
+func (h *Handoff) clean() {
+	for _, s := range []*string{&h.Harness, &h.Session, &h.Machine, &h.Branch, &h.Commit, &h.Task, &h.Direction, &h.Concluded} {
+		*s = printable(*s)
+	}
+	for i := range h.Todos {
+		h.Todos[i].Text, h.Todos[i].Status = printable(h.Todos[i].Text), printable(h.Todos[i].Status)
+	}
+	for _, fs := range [][]Failure{h.Unresolved, h.Failed} {
+		for i := range fs {
+			fs[i].Tool, fs[i].Command, fs[i].Error = printable(fs[i].Tool), printable(fs[i].Command), printable(fs[i].Error)
+		}
+	}
+	for i := range h.Questions {
+		h.Questions[i] = printable(h.Questions[i])
+	}
+	for i := range h.Files {
+		h.Files[i] = printable(h.Files[i])
+	}
+}
+
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' || r == utf8.RuneError {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // Render is the committed form: the facts as YAML frontmatter, then the same as markdown.

@@ -57,6 +57,9 @@ func Pick(r *gitstore.Repo, s Start) (*Found, string, error) {
 		if h == nil {
 			continue
 		}
+		if h.Project != s.Project || h.Branch != b && !(b == Detached && h.Branch == "") {
+			return nil, fmt.Sprintf("the handoff at %s claims project %q, branch %q", Path(s.Project, b), h.Project, h.Branch), nil
+		}
 		age := s.Now.Sub(h.Updated)
 		switch {
 		case s.Source == "compact" && h.Session != s.Session:
