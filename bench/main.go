@@ -9,6 +9,7 @@
 //	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
 //	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
 //	go run ./bench -history        # session history: import throughput, search at 100,000 messages
+//	go run ./bench -handoff        # the handoff's cost to SessionStart and to a capture at 10,000 learnings
 package main
 
 import (
@@ -52,13 +53,23 @@ func main() {
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
+	handoffMode := flag.Bool("handoff", false, "measure the handoff's cost to SessionStart and to a capture at 10,000 learnings")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
 	if *quick {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *historyMode {
+	if *handoffMode {
+		n, r := 10000, 21
+		if *quick {
+			n, r = 1000, 7
+		}
+		if f := flag.Lookup("runs"); f != nil && f.Value.String() != f.DefValue {
+			r = *runs
+		}
+		err = runHandoff(n, r)
+	} else if *historyMode {
 		n, r := 100000, 21
 		if *quick {
 			n, r = 10000, 7

@@ -261,6 +261,9 @@ func TestStage(t *testing.T) {
 		}
 		return w
 	}
+	if w := stage(meta, user("what is this?"), said("A shop.")); w.Path != "" || w.Skipped != "nothing to hand off" {
+		t.Fatalf("a first trivial session: %+v", w)
+	}
 	if w := stage(meta, user("add it"), call("1", "Edit", `{"file_path":"a.go"}`)); w.Path != Path(meta.Project, meta.Branch) {
 		t.Fatalf("%+v", w)
 	}

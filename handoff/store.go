@@ -39,16 +39,15 @@ func Stage(tx *gitstore.Tx, msgs []transcript.Message, m Meta) (Written, error) 
 		return Written{}, err
 	}
 	h := Build(msgs, m, prev)
-	if h.Task == "" && !h.Useful() {
-		return Written{Skipped: "nothing to hand off"}, nil
-	}
 	switch {
-	case prev == nil:
-	case prev.Session == h.Session && prev.Harness == h.Harness:
-	case prev.Updated.After(h.Updated):
+	case prev != nil && prev.Session == h.Session && prev.Harness == h.Harness:
+		// the session's own handoff follows it, to the end: a to-do done, a failure fixed
+	case prev != nil && prev.Updated.After(h.Updated):
 		return Written{Skipped: fmt.Sprintf("a later session (%s) wrote this handoff", prev.Session)}, nil
-	case !h.Useful():
+	case !h.Useful() && prev != nil:
 		return Written{Skipped: fmt.Sprintf("nothing to hand off; the handoff of session %s stays", prev.Session)}, nil
+	case !h.Useful():
+		return Written{Skipped: "nothing to hand off"}, nil
 	}
 	data, err := h.Render()
 	if err != nil {
