@@ -18,7 +18,6 @@ type Meta struct {
 	Harness, Session, Machine string
 	Project, Branch, Commit   string
 	CWD                       string // the session's directory: files under it are written relative to it
-	Home                      string // the user's home: paths under it are written with ~
 	Now                       time.Time
 }
 
@@ -54,7 +53,7 @@ func Build(msgs []transcript.Message, m Meta, prev *Handoff) *Handoff {
 		h.Unresolved = append([]Failure(nil), prev.Unresolved...)
 		h.Failed = append([]Failure(nil), prev.Failed...)
 	}
-	p := newPathWriter(m.CWD, m.Home)
+	p := newPathWriter(m.CWD)
 	// The loop keeps what it finds raw; only what the handoff ends up holding is redacted,
 	// clipped and parsed (the latest to-do record, the last files and failures): a 200-turn
 	// session took 1.9 ms of CPU when every prompt, path and to-do record was, 0.4 ms now.
@@ -212,18 +211,12 @@ func resolveRaw(fs []rawFailure, tool, input string) []rawFailure {
 }
 
 // pathWriter writes paths as the next session should read them: relative to the session's
-// directory when under it, with ~ for the home directory, so a handoff names no user's home.
-type pathWriter struct {
-	cwd  string
-	home *regexp.Regexp // the home directory as a whole path component; nil for none
-}
+// directory when under it; redaction writes the home directory as ~ (transcript/redact owns
+// that rule), so a handoff names no user's home.
+type pathWriter struct{ cwd string }
 
-func newPathWriter(cwd, home string) pathWriter {
-	p := pathWriter{cwd: strings.TrimRight(filepath.ToSlash(cwd), "/")}
-	if home = strings.TrimRight(filepath.ToSlash(home), "/"); len(home) > 1 {
-		p.home = regexp.MustCompile(regexp.QuoteMeta(home) + `(/|\b|$)`)
-	}
-	return p
+func newPathWriter(cwd string) pathWriter {
+	return pathWriter{cwd: strings.TrimRight(filepath.ToSlash(cwd), "/")}
 }
 
 func (p pathWriter) path(s string) string {
@@ -233,17 +226,11 @@ func (p pathWriter) path(s string) string {
 			return clip(rest, maxPath)
 		}
 	}
-	return clip(p.text(s), maxPath)
+	return clip(s, maxPath)
 }
 
-// text redacts s and writes the home directory as ~.
-func (p pathWriter) text(s string) string {
-	s = redact.String(s)
-	if p.home != nil {
-		s = p.home.ReplaceAllString(s, "~$1")
-	}
-	return s
-}
+// text is s redacted (secrets, the home directory, the login name).
+func (p pathWriter) text(s string) string { return redact.String(s) }
 
 func addFile(files []string, f string) []string {
 	if f == "" {

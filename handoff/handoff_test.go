@@ -39,9 +39,10 @@ func result(id, text string, failed bool) transcript.Message {
 }
 
 var meta = Meta{Harness: "claude-code", Session: "s1", Machine: "laptop-a", Project: "github.com/acme/shop",
-	Branch: "feat/refunds", CWD: "/home/ada/src/shop", Home: "/home/ada", Now: t0.Add(time.Hour)}
+	Branch: "feat/refunds", CWD: "/home/ada/src/shop", Now: t0.Add(time.Hour)}
 
 func TestBuild(t *testing.T) {
+	t.Setenv("HOME", "/home/ada") // redaction writes it as ~
 	tests := []struct {
 		name  string
 		msgs  []transcript.Message

@@ -23,9 +23,8 @@ func (e *event) stageHandoff(tx *gitstore.Tx, msgs []transcript.Message) {
 	}
 	ws := e.workspace()
 	host, _ := os.Hostname()
-	home, _ := os.UserHomeDir()
 	w, err := handoff.Stage(tx, msgs, handoff.Meta{Harness: e.harness, Session: e.SessionID, Machine: host,
-		Project: e.project(), Branch: ws.Branch, Commit: ws.Head, CWD: e.CWD, Home: home, Now: e.now})
+		Project: e.project(), Branch: ws.Branch, Commit: ws.Head, CWD: e.CWD, Now: e.now})
 	if err != nil {
 		e.log.Warn("handoff not written", "session", e.SessionID, "err", err)
 		return
