@@ -70,7 +70,11 @@ func (e *event) handoffBlock() string {
 		e.log.Debug("no handoff injected", "project", ws.Project, "branch", ws.Branch, "why", why)
 		return ""
 	case (f.Origin.Other || f.Origin.Unknown) && !e.trustsOthers(f.Origin):
-		e.report.Handoff = "held back: written by " + f.Origin.Author + " (recall.from_others)"
+		who := "by " + f.Origin.Author
+		if f.Origin.Unknown {
+			who = "of an origin not yet known"
+		}
+		e.report.Handoff = "held back: written " + who + " (recall.from_others)"
 		return ""
 	}
 	e.report.Handoff = f.Path
