@@ -10,6 +10,7 @@
 //	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
 //	go run ./bench -history        # session history: import throughput, search at 100,000 messages
 //	go run ./bench -mcp            # reflect mcp: a memory_search round trip beside reflect search, 10,000 learnings
+//	go run ./bench -handoff        # the handoff's cost to SessionStart and to a capture at 10,000 learnings
 package main
 
 import (
@@ -54,6 +55,7 @@ func main() {
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
 	mcpMode := flag.Bool("mcp", false, "measure a memory_search call to reflect mcp (100 calls, one process) beside reflect search at 10,000 learnings")
+	handoffMode := flag.Bool("handoff", false, "measure the handoff's cost to SessionStart and to a capture at 10,000 learnings")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
 	if *quick {
@@ -66,6 +68,15 @@ func main() {
 			n, calls, r = 1000, 30, 7
 		}
 		err = runMCP(n, calls, r)
+	} else if *handoffMode {
+		n, r := 10000, 21
+		if *quick {
+			n, r = 1000, 7
+		}
+		if f := flag.Lookup("runs"); f != nil && f.Value.String() != f.DefValue {
+			r = *runs
+		}
+		err = runHandoff(n, r)
 	} else if *historyMode {
 		n, r := 100000, 21
 		if *quick {

@@ -36,6 +36,18 @@ type Config struct {
 	Recall Recall `toml:"recall"`
 	Drain  Drain  `toml:"drain"`
 	Sync   Sync   `toml:"sync"`
+	// Handoff is what a session leaves for the next one (shared).
+	Handoff Handoff `toml:"handoff"`
+}
+
+// Handoff shapes the handoff a capture writes and a session start injects.
+type Handoff struct {
+	// Enabled: captures write the project's handoff and session starts inject it.
+	Enabled bool `toml:"enabled"`
+	// MaxAge is how old a handoff may be and still be injected at a session start.
+	MaxAge Duration `toml:"max_age"`
+	// MaxChars bounds the injected handoff block, in characters.
+	MaxChars int `toml:"max_chars"`
 }
 
 // Sync says whether reflect syncs by itself (local).
@@ -143,7 +155,8 @@ func Default() Config {
 			FromOthers: FromOthersAuto},
 		Drain: Drain{Extractor: "auto", Timeout: Duration(3 * time.Minute), Attempts: 3, RetryWait: Duration(2 * time.Second),
 			MaxCallsPerDay: 20, MaxTokensPerDay: 500_000},
-		Sync: Sync{Remote: "origin"},
+		Sync:    Sync{Remote: "origin"},
+		Handoff: Handoff{Enabled: true, MaxAge: Duration(7 * 24 * time.Hour), MaxChars: 1200},
 	}
 }
 
@@ -293,11 +306,12 @@ func decode(cfg *Config, scope Scope, path string, data []byte) ([]Warning, erro
 func view(cfg *Config, scope Scope) any {
 	if scope == Shared {
 		return &struct {
-			Git    *Git    `toml:"git"`
-			Hooks  *Hooks  `toml:"hooks"`
-			Queue  *Queue  `toml:"queue"`
-			Recall *shared `toml:"recall"`
-		}{&cfg.Git, &cfg.Hooks, &cfg.Queue, &shared{&cfg.Recall.MaxLearnings, &cfg.Recall.MaxChars, &cfg.Recall.MinCoverage, &cfg.Recall.HalfLife}}
+			Git     *Git     `toml:"git"`
+			Hooks   *Hooks   `toml:"hooks"`
+			Queue   *Queue   `toml:"queue"`
+			Recall  *shared  `toml:"recall"`
+			Handoff *Handoff `toml:"handoff"`
+		}{&cfg.Git, &cfg.Hooks, &cfg.Queue, &shared{&cfg.Recall.MaxLearnings, &cfg.Recall.MaxChars, &cfg.Recall.MinCoverage, &cfg.Recall.HalfLife}, &cfg.Handoff}
 	}
 	return &struct {
 		Author *Author `toml:"author"`
@@ -343,6 +357,7 @@ const (
 	maxRecallChars     = 20_000
 	maxDrainTimeout    = time.Hour
 	maxRetryWait       = time.Minute
+	maxHandoffAge      = 365 * 24 * time.Hour
 )
 
 // validate checks the keys of scope; the error's File and Line are filled by the caller.
@@ -363,6 +378,7 @@ func (c Config) validate(scope Scope) *Error {
 			{"hooks.capture_timeout", c.Hooks.CaptureTimeout, 0, maxHookTimeout},
 			{"hooks.correction_window", c.Hooks.CorrectionWindow, 0, maxCorrection},
 			{"recall.half_life", c.Recall.HalfLife, minHalfLife, maxHalfLife},
+			{"handoff.max_age", c.Handoff.MaxAge, time.Hour, maxHandoffAge},
 		}
 	} else {
 		bounds = []bound{
@@ -392,6 +408,8 @@ func (c Config) validate(scope Scope) *Error {
 			return bad("recall.max_chars", "must be between 200 and %d (got %d)", maxRecallChars, c.Recall.MaxChars)
 		case c.Recall.MinCoverage < 0 || c.Recall.MinCoverage > 1:
 			return bad("recall.min_coverage", "must be between 0 and 1 (got %v)", c.Recall.MinCoverage)
+		case c.Handoff.MaxChars < 200 || c.Handoff.MaxChars > maxRecallChars:
+			return bad("handoff.max_chars", "must be between 200 and %d (got %d)", maxRecallChars, c.Handoff.MaxChars)
 		}
 		return nil
 	}

@@ -151,9 +151,13 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 		LastMessage: e.LastAssistantMessage, Trigger: trigger, Project: e.project(),
 		Branch: ws.Branch, Commit: ws.Head, Machine: host, Now: e.now,
 		DigestBytes: e.cfg.Queue.DigestMaxBytes, GrowthBytes: int64(e.cfg.Queue.StopGrowthBytes),
+		Also: e.stageHandoff,
 	})
 	if err != nil {
 		return err
+	}
+	if res.Committed {
+		e.recordHandoff()
 	}
 	if res.Committed {
 		e.report.Queued = res.Entry.ID

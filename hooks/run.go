@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/workspace"
@@ -64,6 +65,7 @@ type event struct {
 	report  *report
 	spawn   func(args ...string) // Options.Background
 	ws      *workspace.Workspace // the session's directory, read once (see workspace())
+	handoff handoff.Written      // what a capture staged of the session's handoff
 }
 
 // report is what the hook did, kept in last-event.json for the status line and status.
@@ -78,6 +80,7 @@ type report struct {
 	Learned  string    `json:"learned,omitempty"` // learning id
 	Armed    bool      `json:"armed,omitempty"`   // correction watcher armed
 	Skipped  string    `json:"skipped,omitempty"`
+	Handoff  string    `json:"handoff,omitempty"` // the handoff written or injected, or why not
 	Error    string    `json:"error,omitempty"`
 	TimedOut bool      `json:"timed_out,omitempty"`
 }
@@ -244,7 +247,9 @@ func readPayload(r io.Reader) <-chan stdin {
 func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	switch e.Event {
 	case "SessionStart":
+		block := e.handoffBlock() // where the last session left off, before what it taught
 		out, err := e.recall(ctx, "")
+		out = e.withHandoff(out, block)
 		if e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "" {
 			e.background("sync", "--quiet", "--remote", e.cfg.Sync.Remote) // what other laptops learned
 		}

@@ -35,6 +35,10 @@ type Capture struct {
 	Now            time.Time
 	DigestBytes    int   // budget of the digest
 	GrowthBytes    int64 // Stop re-captures only after this much growth
+	// Also runs inside the capture's commit once the entry is staged, with the session's
+	// messages the entry covers (its subagents' left out): the handoff is written from
+	// them in the same commit, with no second read of the transcript.
+	Also func(tx *gitstore.Tx, msgs []transcript.Message)
 }
 
 // Result says what Enqueue did.
@@ -207,6 +211,9 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		}
 		tx.Write(Path(e.ID), redact.Bytes(data))
 		res.Entry = e
+		if c.Also != nil {
+			c.Also(tx, kept)
+		}
 		return fmt.Sprintf("capture(%s): %s session %s in %s", c.Trigger, c.Harness, Short(c.Session), c.Project), nil
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -25,6 +26,8 @@ func mergeFile(path string, base, a, b []byte) []byte {
 		}
 	case strings.HasPrefix(path, "queue/") && strings.HasSuffix(path, ".json"):
 		return laterJSON(a, b)
+	case strings.HasPrefix(path, handoff.Dir+"/") && strings.HasSuffix(path, ".md"):
+		return handoff.Newer(a, b) // the later session's; the other stays in history
 	}
 	w, _ := order(a, b)
 	return w

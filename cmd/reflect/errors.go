@@ -9,6 +9,7 @@ import (
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/doctor"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
@@ -67,7 +68,8 @@ func exitCode(err error) int {
 		return exitNoRepo
 	case errors.As(err, &we):
 		return exitWrite
-	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb), errors.Is(err, queue.ErrUnknownEntry):
+	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb), errors.Is(err, queue.ErrUnknownEntry),
+		errors.Is(err, handoff.ErrNone):
 		return exitNotFound
 	case errors.Is(err, lockfile.ErrBusy):
 		return exitBusy

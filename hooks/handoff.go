@@ -1,0 +1,114 @@
+package hooks
+
+import (
+	"os"
+	"strings"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/handoff"
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
+	"github.com/reflect-memory/reflect/recall"
+	"github.com/reflect-memory/reflect/transcript"
+)
+
+// stageHandoff is the capture's Also: the session's handoff, staged in the capture's own
+// commit from the messages the capture read. A handoff that cannot be made is logged; the
+// capture goes on without it.
+func (e *event) stageHandoff(tx *gitstore.Tx, msgs []transcript.Message) {
+	e.handoff = handoff.Written{}
+	if !e.cfg.Handoff.Enabled {
+		return
+	}
+	ws := e.workspace()
+	host, _ := os.Hostname()
+	w, err := handoff.Stage(tx, msgs, handoff.Meta{Harness: e.harness, Session: e.SessionID, Machine: host,
+		Project: e.project(), Branch: ws.Branch, Commit: ws.Head, CWD: e.CWD, Now: e.now})
+	if err != nil {
+		e.log.Warn("handoff not written", "session", e.SessionID, "err", err)
+		return
+	}
+	e.handoff = w
+}
+
+// recordHandoff notes, after the capture's commit, that this machine wrote the handoff: a
+// session start then says "written here" rather than walking history for its author.
+func (e *event) recordHandoff() {
+	if e.handoff.Path == "" {
+		if e.handoff.Skipped != "" {
+			e.report.Handoff = "skipped: " + e.handoff.Skipped
+		}
+		return
+	}
+	e.report.Handoff = e.handoff.Path
+	if err := handoff.RecordWritten(e.repo, e.handoff.Path, e.handoff.Blob); err != nil {
+		e.log.Warn("record the handoff written here", "err", err)
+	}
+}
+
+// handoffBlock is what a session start injects before the recalled learnings: the last
+// session's handoff in this project and branch, marked as a record of that session, with
+// where it came from. A handoff another author wrote is injected only when recall.from_others
+// lets learnings of other authors in unreviewed (all, or auto while the memory has no other
+// author): a handoff is never reviewed.
+func (e *event) handoffBlock() string {
+	if !e.cfg.Handoff.Enabled {
+		return ""
+	}
+	ws := e.workspace()
+	if ws.Project == "" || ws.Project == learnings.Global {
+		return ""
+	}
+	f, why, err := handoff.Pick(e.repo, handoff.Start{Project: ws.Project, Branch: ws.Branch, Default: ws.DefaultBranch(),
+		Session: e.SessionID, Source: e.Source, Now: e.now, MaxAge: e.cfg.Handoff.MaxAge.Std()})
+	switch {
+	case err != nil:
+		e.log.Warn("handoff not read", "project", ws.Project, "err", err)
+		return ""
+	case f == nil:
+		e.log.Debug("no handoff injected", "project", ws.Project, "branch", ws.Branch, "why", why)
+		return ""
+	case (f.Origin.Other || f.Origin.Unknown) && !e.trustsOthers(f.Origin):
+		who := "by " + f.Origin.Author
+		if f.Origin.Unknown {
+			who = "of an origin not yet known"
+		}
+		e.report.Handoff = "held back: written " + who + " (recall.from_others)"
+		return ""
+	}
+	e.report.Handoff = f.Path
+	return handoff.Block(f, e.now, e.cfg.Handoff.MaxChars, recall.Neutralise)
+}
+
+// trustsOthers says whether a handoff not written by this user may be injected.
+func (e *event) trustsOthers(o handoff.Origin) bool {
+	switch e.cfg.Recall.FromOthers {
+	case config.FromOthersAll:
+		return true
+	case config.FromOthersAuto:
+		if o.Other {
+			return false // another author exists: auto holds back what nobody reviewed
+		}
+		me := e.repo.Identity()
+		for _, a := range provenance.Authors(e.repo) {
+			if !strings.EqualFold(a, me) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// withHandoff puts the handoff block before the recalled learnings, in the one output.
+func (e *event) withHandoff(out *Output, block string) *Output {
+	if block == "" {
+		return out
+	}
+	if out == nil || out.HookSpecificOutput == nil {
+		return &Output{HookSpecificOutput: &SpecificOutput{HookEventName: e.Event, AdditionalContext: block}}
+	}
+	out.HookSpecificOutput.AdditionalContext = block + "\n\n" + out.HookSpecificOutput.AdditionalContext
+	return out
+}
