@@ -1,0 +1,123 @@
+package learnings
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// MaxAnchors is the most anchors a learning may hold. A lesson is about a few files; the cap
+// bounds what a recall checks for a learning that arrived from someone else's remote.
+const MaxAnchors = 16
+
+// Anchor is one file a lesson is about, as it was when the lesson was learned: its path in
+// the project's tree (slash-separated, relative to the work tree's root) and the git blob id
+// it had. It is written "path@blob" in the anchors list.
+type Anchor struct {
+	Path string
+	Blob string // 40 (SHA-1) or 64 (SHA-256) lower-case hex digits
+}
+
+// String is the form the anchors list holds.
+func (a Anchor) String() string { return a.Path + "@" + a.Blob }
+
+// ParseAnchor reads "path@blob". The path must be one git could check out inside the
+// project (gitstore.VerifyPath: relative, no "..", no .git in any spelling, no character a
+// file system would treat specially): an anchor may arrive from another person's remote and
+// names a file that reflect looks at in the reader's project.
+func ParseAnchor(s string) (Anchor, error) {
+	i := strings.LastIndexByte(s, '@')
+	if i < 0 {
+		return Anchor{}, fmt.Errorf("must be path@blob, like Makefile@3b18e512dba79e4c8300dd08aeb37f8e728b8dad (got %q)", s)
+	}
+	a := Anchor{Path: s[:i], Blob: s[i+1:]}
+	if !hexID(a.Blob) {
+		return Anchor{}, fmt.Errorf("%q after @ must be a git blob id, 40 or 64 lower-case hex digits", a.Blob)
+	}
+	if err := gitstore.VerifyPath(a.Path); err != nil {
+		var pe *gitstore.PathError
+		if errors.As(err, &pe) {
+			return Anchor{}, fmt.Errorf("path %q must be a file of the project: %s", a.Path, pe.Rule)
+		}
+		return Anchor{}, err
+	}
+	return a, nil
+}
+
+func hexID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// AnchorList returns the learning's anchors that parse, in order, one per path (the first
+// wins). Validate reports the others.
+func (l *Learning) AnchorList() []Anchor {
+	out := make([]Anchor, 0, len(l.Anchors))
+	for _, s := range l.Anchors {
+		a, err := ParseAnchor(s)
+		if err != nil {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o.Path == a.Path
+		}
+		if !dup {
+			out = append(out, a)
+		}
+		if len(out) == MaxAnchors {
+			break
+		}
+	}
+	return out
+}
+
+// SetAnchors replaces the learning's anchors, in order, one per path.
+func (l *Learning) SetAnchors(as []Anchor) {
+	l.Anchors = nil
+	seen := map[string]bool{}
+	for _, a := range as {
+		if !seen[a.Path] {
+			seen[a.Path] = true
+			l.Anchors = append(l.Anchors, a.String())
+		}
+	}
+}
+
+// MergeAnchors is the anchors of two versions of one learning (sync's merge, a lesson seen
+// again): the union by path, in ours's order then theirs's; for a path both hold, the anchor
+// of the newer version wins (oursNewer says which that is).
+func MergeAnchors(ours, theirs []string, oursNewer bool) []string {
+	var order []string
+	by := map[string]Anchor{}
+	add := func(list []string, win bool) {
+		for _, s := range list {
+			a, err := ParseAnchor(s)
+			if err != nil {
+				continue
+			}
+			if _, ok := by[a.Path]; !ok {
+				order = append(order, a.Path)
+				by[a.Path] = a
+			} else if win {
+				by[a.Path] = a
+			}
+		}
+	}
+	add(ours, true)
+	add(theirs, !oursNewer)
+	var out []string
+	for _, p := range order {
+		out = append(out, by[p].String())
+	}
+	return out
+}

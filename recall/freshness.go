@@ -1,0 +1,71 @@
+package recall
+
+import (
+	"bytes"
+	"context"
+	"sort"
+	"time"
+
+	"github.com/reflect-memory/reflect/anchor"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// renameBudget bounds the rename detection run for an orphaned candidate; past it the
+// learning is marked gone without saying where the file went.
+const renameBudget = 30 * time.Millisecond
+
+// checkFreshness compares the anchors of the candidates of the workspace's project with its
+// tree (package anchor), marks each candidate's Freshness, and moves the orphaned ones after
+// every other: their files are gone, so they say less than a learning whose files are as
+// they were. Drifted ones keep their rank; Render says which file changed. Candidates of
+// another project, global ones and learnings without anchors are left unchecked. It reads
+// only the candidates' files from the memory (a dozen blobs) and, in the project, HEAD's
+// tree for their paths and the index entries of those paths.
+func checkFreshness(ctx context.Context, repo *gitstore.Repo, ws *Workspace, cs []Candidate) {
+	if ws == nil || ws.Root == "" || ws.Project == learnings.Global {
+		return
+	}
+	var ls []*learnings.Learning
+	var at []int
+	var paths []string
+	for i, c := range cs {
+		if c.Project != ws.Project {
+			continue
+		}
+		raw, err := repo.ReadFile(c.Path)
+		if err != nil || !bytes.Contains(raw, []byte("\nanchors:")) {
+			continue
+		}
+		l, err := learnings.Parse(c.Path, raw)
+		if err != nil || len(l.Anchors) == 0 {
+			continue
+		}
+		ls, at = append(ls, l), append(at, i)
+		for _, a := range l.AnchorList() {
+			paths = append(paths, a.Path)
+		}
+	}
+	_ = anchor.Remember(repo, *ws) // where the project lives, for the drain
+	if len(ls) == 0 {
+		return
+	}
+	p, err := anchor.Open(*ws)
+	if err != nil {
+		return
+	}
+	defer p.Close()
+	p.Prepare(paths)
+	for k, l := range ls {
+		f := p.Check(l)
+		if f.State == anchor.Orphaned {
+			rctx, cancel := context.WithTimeout(ctx, renameBudget)
+			p.Renames(rctx, l.Source.Commit, &f)
+			cancel()
+		}
+		cs[at[k]].Freshness = f
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		return cs[i].Freshness.State != anchor.Orphaned && cs[j].Freshness.State == anchor.Orphaned
+	})
+}
