@@ -46,6 +46,13 @@ const (
 // cost a recall its budget: hashing 8 MB takes ~10 ms here.
 const MaxHashBytes = 8 << 20
 
+// maxHashTotal bounds the bytes one Project hashes in all: a recall checks at most a dozen
+// learnings, but their anchors may come from someone else's remote and name the project's
+// largest files. Past it, what is left is unchecked (errBudget), never guessed.
+const maxHashTotal = 32 << 20
+
+var errBudget = errors.New("anchor: hashing budget spent")
+
 // ErrNoRepository means the workspace is not in a git work tree.
 var ErrNoRepository = errors.New("not in a git repository: anchors need the project's git history")
 
@@ -63,7 +70,8 @@ type Project struct {
 	indexMTime time.Time
 	indexOK    bool
 
-	cur map[string]current // what Current found, per path
+	cur    map[string]current // what Current found, per path
+	hashed int64              // bytes hashed so far (maxHashTotal)
 }
 
 type current struct {
@@ -187,7 +195,9 @@ func (p *Project) Current(path string) (blob string, dirty bool, err error) {
 		case p.indexOK && !tracked && inHead == "":
 			c.blob = "" // an untracked file is not the project's
 		default:
-			c.blob = p.hash(path, fi)
+			if c.blob, err = p.hash(path, fi); err != nil {
+				return "", false, err
+			}
 		}
 		c.dirty = c.blob != inHead
 	}
@@ -198,28 +208,32 @@ func (p *Project) Current(path string) (blob string, dirty bool, err error) {
 // hash is the blob id of the work-tree file at path (a symlink: of its target's name, as git
 // stores it). A file over MaxHashBytes or one that cannot be read gets a marker no anchor
 // matches.
-func (p *Project) hash(path string, fi os.FileInfo) string {
+func (p *Project) hash(path string, fi os.FileInfo) (string, error) {
 	const unreadable = "unreadable"
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, err := p.root.Readlink(filepath.FromSlash(path))
 		if err != nil {
-			return unreadable
+			return unreadable, nil
 		}
-		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))).String()
+		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))).String(), nil
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > MaxHashBytes {
-		return unreadable
+		return unreadable, nil // a FIFO or device is never opened
+	}
+	if p.hashed+fi.Size() > maxHashTotal {
+		return "", errBudget
 	}
 	f, err := p.root.Open(filepath.FromSlash(path))
 	if err != nil {
-		return unreadable
+		return unreadable, nil
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxHashBytes+1))
+	p.hashed += int64(len(data))
 	if err != nil || len(data) > MaxHashBytes {
-		return unreadable
+		return unreadable, nil
 	}
-	return plumbing.ComputeHash(plumbing.BlobObject, data).String()
+	return plumbing.ComputeHash(plumbing.BlobObject, data).String(), nil
 }
 
 // Check is one anchor compared with the project.
@@ -267,7 +281,7 @@ func (p *Project) CheckAnchors(as []learnings.Anchor) Freshness {
 		c := Check{Path: a.Path, Blob: a.Blob, Now: now, Dirty: dirty, State: Fresh}
 		switch {
 		case err != nil:
-			return Freshness{} // HEAD unreadable: say nothing rather than something wrong
+			return Freshness{} // HEAD unreadable, or the budget spent: say nothing rather than something wrong
 		case now == "":
 			c.State = Orphaned
 		case now != a.Blob:

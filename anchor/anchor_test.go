@@ -2,6 +2,7 @@ package anchor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -277,5 +278,51 @@ func TestMergeNote(t *testing.T) {
 		{Path: "a", State: Orphaned}, {Path: "b", State: Orphaned, RenamedTo: "c"}, {Path: "d", State: Drifted}}}
 	if got, want := f.Note(), "`a` and `b` (renamed to `c`) are gone since this was learned — it may no longer apply; `d` changed"; got != want {
 		t.Fatalf("%q\nwant %q", got, want)
+	}
+}
+
+// A learning from a remote may anchor the project's largest files: hashing stops at the
+// budget and what is left is unchecked, never marked.
+func TestHashBudget(t *testing.T) {
+	dir, _ := project(t)
+	big := strings.Repeat("x", 7<<20)
+	var names []string
+	for i := range 6 {
+		name := fmt.Sprintf("big%d.bin", i)
+		write(t, dir, name, big)
+		names = append(names, name)
+	}
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "big files")
+	l := learnings.New("big", "github.com/acme/shop", time.Now())
+	for _, n := range names {
+		l.Anchors = append(l.Anchors, n+"@"+git(t, dir, "rev-parse", "HEAD:"+n))
+	}
+	for _, n := range names { // every one dirty: each must be hashed
+		write(t, dir, n, big+"y")
+	}
+	p := open(t, dir)
+	if f := p.Check(l); f.State != Unchecked {
+		t.Fatalf("over the budget: %+v", f.State)
+	}
+	if p.hashed > maxHashTotal {
+		t.Fatalf("hashed %d bytes", p.hashed)
+	}
+	// a FIFO where a file was is never opened
+	os.Remove(filepath.Join(dir, "README.md"))
+	if err := syscallMkfifo(filepath.Join(dir, "README.md")); err != nil {
+		t.Skip(err)
+	}
+	l = learned(t, dir, "src/db.go")
+	l.Anchors = append(l.Anchors, "README.md@"+strings.Repeat("a", 40))
+	done := make(chan Freshness)
+	go func() { done <- open(t, dir).Check(l) }()
+	select {
+	case f := <-done:
+		if f.State != Drifted {
+			t.Fatalf("fifo: %+v", f)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a FIFO blocked the check")
 	}
 }

@@ -44,6 +44,16 @@ type Summary struct {
 // counts, and for each drifted or orphaned learning the renames and the commits that
 // changed its files. Rename detection gets at most renameBudget a learning.
 func (p *Project) Survey(ctx context.Context, r *gitstore.Repo) (*Summary, error) {
+	return p.survey(ctx, r, true)
+}
+
+// Count is Survey without the renames and commit lists: the counts, and the stale
+// learnings with their anchors' states (reflect doctor).
+func (p *Project) Count(ctx context.Context, r *gitstore.Repo) (*Summary, error) {
+	return p.survey(ctx, r, false)
+}
+
+func (p *Project) survey(ctx context.Context, r *gitstore.Repo, details bool) (*Summary, error) {
 	s := &Summary{Project: p.ws.Project, Stale: []Stale{}}
 	dir := path.Dir(learnings.PathFor(p.ws.Project, "x"))
 	files, err := r.Walk(dir)
@@ -84,16 +94,18 @@ func (p *Project) Survey(ctx context.Context, r *gitstore.Repo) (*Summary, error
 			s.Drifted++
 		case Orphaned:
 			s.Orphaned++
-			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			p.Renames(rctx, l.Source.Commit, &f)
-			cancel()
+			if details {
+				rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				p.Renames(rctx, l.Source.Commit, &f)
+				cancel()
+			}
 		default:
 			continue
 		}
 		st := Stale{Learning: l, ID: l.ID, Title: l.Title, Project: l.Project, Path: l.RelPath(),
 			Commit: l.Source.Commit, Freshness: f, Changes: map[string][]Commit{}}
 		for _, c := range f.Anchors {
-			if c.State == Fresh {
+			if c.State == Fresh || !details {
 				continue
 			}
 			cs, more := p.Changes(l.Source.Commit, c.Path, changesShown)

@@ -9,6 +9,7 @@
 //	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
 //	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
 //	go run ./bench -history        # session history: import throughput, search at 100,000 messages
+//	go run ./bench -fresh          # what checking anchors adds to a recall at 10,000 learnings
 package main
 
 import (
@@ -53,12 +54,19 @@ func main() {
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
 	format := flag.String("format", "text", "text or json")
+	freshMode := flag.Bool("fresh", false, "measure what checking anchors adds to a recall at 10,000 learnings, half anchored")
 	flag.Parse()
 	if *quick {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *historyMode {
+	if *freshMode {
+		n, r := 10000, 51
+		if *quick {
+			n, r = 1000, 11
+		}
+		err = runFresh(n, r)
+	} else if *historyMode {
 		n, r := 100000, 21
 		if *quick {
 			n, r = 10000, 7

@@ -1,9 +1,12 @@
 package learnings
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/reflect-memory/reflect/gitstore"
 )
@@ -118,6 +121,97 @@ func MergeAnchors(ours, theirs []string, oursNewer bool) []string {
 	var out []string
 	for _, p := range order {
 		out = append(out, by[p].String())
+	}
+	return out
+}
+
+// QuickAnchors reads only the anchors and source.commit of a learning file, for a recall
+// that checks a dozen candidates: a full Parse (goldmark and the whole YAML document) cost
+// ~70 µs a file here, most of the freshness check. It decodes just those two keys' lines;
+// ok is false when it cannot (an alias, a key it cannot find its end of, no frontmatter),
+// and the caller then parses the file. Items are not validated: AnchorList does that.
+func QuickAnchors(data []byte) (anchors []string, commit string, ok bool) {
+	if len(data) > MaxFileBytes {
+		return nil, "", false
+	}
+	front, ok := quickFront(data)
+	if !ok {
+		return nil, "", false
+	}
+	a := block(front, "anchors:")
+	if a == nil {
+		return nil, "", true
+	}
+	var v struct {
+		Anchors []string `yaml:"anchors"`
+		Source  struct {
+			Commit string `yaml:"commit"`
+		} `yaml:"source"`
+	}
+	snippet := append(a, block(front, "source:")...)
+	if bytes.ContainsAny(snippet, "&*!") || yaml.Unmarshal(snippet, &v) != nil {
+		return nil, "", false
+	}
+	return v.Anchors, v.Source.Commit, true
+}
+
+// quickFront is the text between a first "---" line and the next one.
+func quickFront(data []byte) ([]byte, bool) {
+	var rest []byte
+	switch {
+	case bytes.HasPrefix(data, []byte("---\n")):
+		rest = data[4:]
+	case bytes.HasPrefix(data, []byte("---\r\n")):
+		rest = data[5:]
+	default:
+		return nil, false
+	}
+	for i := 0; i < len(rest); {
+		j := bytes.IndexByte(rest[i:], '\n')
+		if j < 0 {
+			return nil, false
+		}
+		if line := bytes.TrimRight(rest[i:i+j], "\r"); string(line) == "---" {
+			return rest[:i], true
+		}
+		i += j + 1
+	}
+	return nil, false
+}
+
+// block is the lines of a top-level key of frontmatter text: its line and the indented or
+// list lines after it; nil when the key is not there.
+func block(front []byte, key string) []byte {
+	i := 0
+	for i < len(front) {
+		if bytes.HasPrefix(front[i:], []byte(key)) && (i == 0 || front[i-1] == '\n') {
+			break
+		}
+		j := bytes.IndexByte(front[i:], '\n')
+		if j < 0 {
+			return nil
+		}
+		i += j + 1
+	}
+	if i >= len(front) {
+		return nil
+	}
+	end := i
+	for first := true; end < len(front); first = false {
+		j := bytes.IndexByte(front[end:], '\n')
+		line := front[end:]
+		if j >= 0 {
+			line = front[end : end+j+1]
+		}
+		if !first && len(line) > 0 && line[0] != ' ' && line[0] != '\t' && line[0] != '-' && line[0] != '#' && line[0] != '\n' && line[0] != '\r' {
+			break
+		}
+		end += len(line)
+	}
+	out := make([]byte, end-i, end-i+1)
+	copy(out, front[i:end])
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
 	}
 	return out
 }

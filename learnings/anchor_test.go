@@ -81,3 +81,39 @@ func TestAnchorsRender(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// QuickAnchors reads what Parse reads, or says it cannot.
+func TestQuickAnchors(t *testing.T) {
+	blob := strings.Repeat("c", 40)
+	head := "---\nid: lrn-01J0C6WQ2B5S8V3X7Z9A1D4F6G\ntitle: t\nproject: local/x\n"
+	tests := []struct {
+		name, file string
+		ok         bool
+	}{
+		{"flow", head + "anchors: [Makefile@" + blob + ", src/a.go@" + blob + "]\nsource:\n  harness: manual\n  commit: " + blob + "\n  files: []\nseen: 1\n---\nbody\n", true},
+		{"block", head + "anchors:\n  - Makefile@" + blob + "   # the June one\n  # a comment\n  - b.go@" + blob + "\nseen: 1\nsource: {commit: " + blob + "}\n---\nbody\n", true},
+		{"unindented block", head + "anchors:\n- Makefile@" + blob + "\n- b.go@" + blob + "\nkind: fix\n---\n", true},
+		{"crlf", strings.ReplaceAll(head+"anchors: [Makefile@"+blob+"]\n---\nbody\n", "\n", "\r\n"), true},
+		{"none", head + "tags: [anchors]\n---\nanchors: [x]\n", true},
+		{"empty", head + "anchors: []\n---\n", true},
+		{"alias", head + "x: &a [Makefile@" + blob + "]\nanchors: *a\n---\n", false},
+		{"no frontmatter", "anchors: [x]\n", false},
+	}
+	for _, tt := range tests {
+		as, commit, ok := QuickAnchors([]byte(tt.file))
+		if ok != tt.ok {
+			t.Errorf("%s: ok %v", tt.name, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		l, err := Parse("", []byte(tt.file))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if !slices.Equal(as, l.Anchors) || commit != l.Source.Commit {
+			t.Errorf("%s: quick %v %q, parse %v %q", tt.name, as, commit, l.Anchors, l.Source.Commit)
+		}
+	}
+}

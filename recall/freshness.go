@@ -20,25 +20,39 @@ const renameBudget = 30 * time.Millisecond
 // every other: their files are gone, so they say less than a learning whose files are as
 // they were. Drifted ones keep their rank; Render says which file changed. Candidates of
 // another project, global ones and learnings without anchors are left unchecked. It reads
-// only the candidates' files from the memory (a dozen blobs) and, in the project, HEAD's
-// tree for their paths and the index entries of those paths.
+// only the candidates' files from the memory (a dozen blobs, of which only the anchors and
+// source.commit are decoded) and, in the project, HEAD's tree for their paths and the index
+// entries of those paths.
 func checkFreshness(ctx context.Context, repo *gitstore.Repo, ws *Workspace, cs []Candidate) {
 	if ws == nil || ws.Root == "" || ws.Project == learnings.Global {
 		return
 	}
 	var ls []*learnings.Learning
-	var at []int
-	var paths []string
+	var at, mine []int
+	var paths, files []string
 	for i, c := range cs {
-		if c.Project != ws.Project {
+		if c.Project == ws.Project {
+			mine, files = append(mine, i), append(files, c.Path)
+		}
+	}
+	raws, err := repo.ReadFiles(files)
+	if err != nil {
+		return
+	}
+	for k, i := range mine {
+		c, raw := cs[i], raws[k]
+		if raw == nil || !bytes.Contains(raw, []byte("\nanchors:")) {
 			continue
 		}
-		raw, err := repo.ReadFile(c.Path)
-		if err != nil || !bytes.Contains(raw, []byte("\nanchors:")) {
-			continue
+		l := &learnings.Learning{Project: c.Project}
+		var ok bool
+		if l.Anchors, l.Source.Commit, ok = learnings.QuickAnchors(raw); !ok {
+			var err error
+			if l, err = learnings.Parse(c.Path, raw); err != nil {
+				continue
+			}
 		}
-		l, err := learnings.Parse(c.Path, raw)
-		if err != nil || len(l.Anchors) == 0 {
+		if len(l.Anchors) == 0 {
 			continue
 		}
 		ls, at = append(ls, l), append(at, i)
@@ -57,6 +71,9 @@ func checkFreshness(ctx context.Context, repo *gitstore.Repo, ws *Workspace, cs 
 	defer p.Close()
 	p.Prepare(paths)
 	for k, l := range ls {
+		if ctx.Err() != nil {
+			return // past the hook's deadline: the rest stay unchecked
+		}
 		f := p.Check(l)
 		if f.State == anchor.Orphaned {
 			rctx, cancel := context.WithTimeout(ctx, renameBudget)
