@@ -215,3 +215,83 @@ func block(front []byte, key string) []byte {
 	}
 	return out
 }
+
+// BareAnchors are the anchors items of a learning file written as a path alone, without
+// "@blob": what a person types in `reflect edit` for reflect to anchor to the file as it is.
+func BareAnchors(data []byte) []string {
+	_, items := anchorItems(data)
+	var out []string
+	for _, n := range items {
+		if !strings.Contains(n.Value, "@") {
+			out = append(out, n.Value)
+		}
+	}
+	return out
+}
+
+// FillAnchors replaces each bare anchors item of a learning file (see BareAnchors) with
+// full[item], "path@blob", changing no other byte. An item it cannot place in the text is
+// left as it is (Parse then says what is wrong with it).
+func FillAnchors(data []byte, full map[string]string) []byte {
+	f, items := anchorItems(data)
+	if f == nil {
+		return data
+	}
+	base := len(f.open)
+	type edit struct {
+		start, end int
+		text       string
+	}
+	var edits []edit
+	for _, n := range items {
+		to, ok := full[n.Value]
+		if !ok || strings.Contains(n.Value, "@") {
+			continue
+		}
+		start := offset(f.front, n.Line, n.Column)
+		if start < 0 {
+			continue
+		}
+		end := start + len(n.Value)
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			end = scanQuoted(f.front, start)
+		} else if end > len(f.front) || string(f.front[start:end]) != n.Value {
+			continue
+		}
+		text, err := encode(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: to})
+		if err != nil {
+			continue
+		}
+		edits = append(edits, edit{base + start, base + end, strings.TrimSuffix(string(text), "\n")})
+	}
+	out := data
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		out = append(append(append([]byte(nil), out[:e.start]...), e.text...), out[e.end:]...)
+	}
+	return out
+}
+
+// anchorItems parses a learning file's frontmatter and returns its anchors items (scalar
+// nodes, in order); nil when there are none or the file does not parse that far.
+func anchorItems(data []byte) (*file, []*yaml.Node) {
+	f, _, err := split("", data)
+	if err != nil {
+		return nil, nil
+	}
+	doc := &yaml.Node{}
+	if yaml.Unmarshal(f.front, doc) != nil {
+		return nil, nil
+	}
+	_, v := lookup(mapping(doc), "anchors")
+	if v == nil || v.Kind != yaml.SequenceNode {
+		return f, nil
+	}
+	var items []*yaml.Node
+	for _, n := range v.Content {
+		if n.Kind == yaml.ScalarNode && n.Tag != "!!null" && n.Anchor == "" {
+			items = append(items, n)
+		}
+	}
+	return f, items
+}

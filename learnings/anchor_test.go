@@ -117,3 +117,24 @@ func TestQuickAnchors(t *testing.T) {
 		}
 	}
 }
+
+// In reflect edit a person writes a path alone; FillAnchors puts path@blob in its place and
+// touches nothing else.
+func TestFillAnchors(t *testing.T) {
+	blob := strings.Repeat("d", 40)
+	for _, tt := range []struct{ in, want string }{
+		{"anchors: [Makefile, src/a.go@" + blob + "]  # mine\n", "anchors: [Makefile@" + blob + ", src/a.go@" + blob + "]  # mine\n"},
+		{"anchors:\n  - \"Makefile\"   # quoted\n  - go.mod\n", "anchors:\n  - Makefile@" + blob + "   # quoted\n  - go.mod@" + blob + "\n"},
+	} {
+		src := "---\nid: lrn-01J0C6WQ2B5S8V3X7Z9A1D4F6G\ntitle: t\n" + tt.in + "---\nbody\n"
+		bare := BareAnchors([]byte(src))
+		full := map[string]string{}
+		for _, b := range bare {
+			full[b] = b + "@" + blob
+		}
+		got := string(FillAnchors([]byte(src), full))
+		if want := "---\nid: lrn-01J0C6WQ2B5S8V3X7Z9A1D4F6G\ntitle: t\n" + tt.want + "---\nbody\n"; got != want {
+			t.Errorf("bare %v:\n%s\nwant\n%s", bare, got, want)
+		}
+	}
+}

@@ -95,7 +95,7 @@ func (a *app) runAdd(cmd *cobra.Command, o addOptions) error {
 	if err != nil {
 		return err
 	}
-	anchors, head, err := anchorPaths(r, project, o.anchors)
+	anchors, head, err := anchorPaths(r, project, o.anchors, "--anchor")
 	if err != nil {
 		return err
 	}
