@@ -53,6 +53,10 @@ const maxHashTotal = 32 << 20
 
 var errBudget = errors.New("anchor: hashing budget spent")
 
+// maxIndexBytes is the largest project index read for its stat data: ~600,000 paths. One
+// larger costs more to scan than hashing the few files a recall asks about.
+const maxIndexBytes = 64 << 20
+
 // ErrNoRepository means the workspace is not in a git work tree.
 var ErrNoRepository = errors.New("not in a git repository: anchors need the project's git history")
 
@@ -156,6 +160,9 @@ func (p *Project) loadIndex(paths []string) {
 		return
 	}
 	p.index = map[string]gitindex.Tracked{}
+	if fi, err := os.Stat(filepath.Join(p.ws.GitDir, "index")); err == nil && fi.Size() > maxIndexBytes {
+		return // files are hashed instead, within maxHashTotal
+	}
 	got, mtime, err := gitindex.FindTracked(p.ws.GitDir, paths)
 	if err == nil {
 		p.index, p.indexMTime, p.indexOK = got, mtime, true

@@ -15,6 +15,9 @@ import (
 // learning is marked gone without saying where the file went.
 const renameBudget = 30 * time.Millisecond
 
+// freshnessBudget bounds the whole check in a recall (see checkFreshness).
+const freshnessBudget = 250 * time.Millisecond
+
 // checkFreshness compares the anchors of the candidates of the workspace's project with its
 // tree (package anchor), marks each candidate's Freshness, and moves the orphaned ones after
 // every other: their files are gone, so they say less than a learning whose files are as
@@ -64,15 +67,40 @@ func checkFreshness(ctx context.Context, repo *gitstore.Repo, ws *Workspace, cs 
 	if len(ls) == 0 {
 		return
 	}
-	p, err := anchor.Open(*ws)
-	if err != nil {
+	// The project's repository is read in a goroutine that the recall stops waiting for at
+	// freshnessBudget or the deadline: go-git loads a pack's whole .idx on the first lookup,
+	// tens of milliseconds in a repository of a million objects, and nothing here may hold
+	// a hook past its deadline. Candidates that were not checked in time stay unchecked.
+	ctx, cancel := context.WithTimeout(ctx, freshnessBudget)
+	defer cancel()
+	done := make(chan []anchor.Freshness, 1)
+	go func() { done <- checkAll(ctx, *ws, ls, paths) }()
+	var fs []anchor.Freshness
+	select {
+	case fs = <-done:
+	case <-ctx.Done():
 		return
+	}
+	for k, f := range fs {
+		cs[at[k]].Freshness = f
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		return cs[i].Freshness.State != anchor.Orphaned && cs[j].Freshness.State == anchor.Orphaned
+	})
+}
+
+// checkAll compares ls's anchors with the workspace's project, stopping at ctx's end.
+func checkAll(ctx context.Context, ws Workspace, ls []*learnings.Learning, paths []string) []anchor.Freshness {
+	out := make([]anchor.Freshness, len(ls))
+	p, err := anchor.Open(ws)
+	if err != nil {
+		return out
 	}
 	defer p.Close()
 	p.Prepare(paths)
 	for k, l := range ls {
 		if ctx.Err() != nil {
-			return // past the hook's deadline: the rest stay unchecked
+			return out // the rest stay unchecked
 		}
 		f := p.Check(l)
 		if f.State == anchor.Orphaned {
@@ -80,9 +108,7 @@ func checkFreshness(ctx context.Context, repo *gitstore.Repo, ws *Workspace, cs 
 			p.Renames(rctx, l.Source.Commit, &f)
 			cancel()
 		}
-		cs[at[k]].Freshness = f
+		out[k] = f
 	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		return cs[i].Freshness.State != anchor.Orphaned && cs[j].Freshness.State == anchor.Orphaned
-	})
+	return out
 }
