@@ -130,7 +130,7 @@ func (p *Project) headTree() (*object.Tree, error) {
 // TreeAt is the tree of a commit of the project; ok is false when the repository does not
 // have it (learned on a commit another machine never pushed).
 func (p *Project) TreeAt(commit string) (*object.Tree, bool) {
-	if !isHex(commit) {
+	if !learnings.ValidObjectID(commit) {
 		return nil, false
 	}
 	c, err := p.repo.CommitObject(plumbing.NewHash(commit))
@@ -352,7 +352,7 @@ func (p *Project) Changes(since, path string, limit int) (out []Commit, more boo
 		return nil, false
 	}
 	stop := plumbing.ZeroHash
-	if isHex(since) {
+	if learnings.ValidObjectID(since) {
 		stop = plumbing.NewHash(since)
 	}
 	id := plumbing.NewHash(p.ws.Head)
@@ -400,7 +400,7 @@ func (p *Project) Resolve(paths []string) (as []learnings.Anchor, missing []stri
 		switch {
 		case err != nil:
 			missing = append(missing, fmt.Sprintf("%s: %v", raw, err))
-		case blob == "" || !isHex(blob):
+		case blob == "" || !learnings.ValidObjectID(blob):
 			missing = append(missing, fmt.Sprintf("%s: no such file in the project", raw))
 		default:
 			as = append(as, learnings.Anchor{Path: path, Blob: blob})
@@ -456,16 +456,4 @@ func (p *Project) Rel(raw string) (string, error) {
 		return "", fmt.Errorf("%s: %v", raw, err)
 	}
 	return rel, nil
-}
-
-func isHex(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

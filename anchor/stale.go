@@ -139,7 +139,7 @@ func (p *Project) Reanchor(l *learnings.Learning, f Freshness) (dropped []string
 			at = c.RenamedTo
 		}
 		blob, _, err := p.Current(at)
-		if err != nil || !isHex(blob) {
+		if err != nil || !learnings.ValidObjectID(blob) {
 			dropped = append(dropped, c.Path)
 			continue
 		}

@@ -36,7 +36,7 @@ func ParseAnchor(s string) (Anchor, error) {
 		return Anchor{}, fmt.Errorf("must be path@blob, like Makefile@3b18e512dba79e4c8300dd08aeb37f8e728b8dad (got %q)", s)
 	}
 	a := Anchor{Path: s[:i], Blob: s[i+1:]}
-	if !hexID(a.Blob) {
+	if !ValidObjectID(a.Blob) {
 		return Anchor{}, fmt.Errorf("%q after @ must be a git blob id, 40 or 64 lower-case hex digits", a.Blob)
 	}
 	if err := gitstore.VerifyPath(a.Path); err != nil {
@@ -49,7 +49,9 @@ func ParseAnchor(s string) (Anchor, error) {
 	return a, nil
 }
 
-func hexID(s string) bool {
+// ValidObjectID reports whether s is a git object id: 40 (SHA-1) or 64 (SHA-256) lower-case
+// hex digits.
+func ValidObjectID(s string) bool {
 	if len(s) != 40 && len(s) != 64 {
 		return false
 	}
