@@ -7,6 +7,7 @@ package drain
 import (
 	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -115,4 +116,74 @@ func anchorStrings(as []learnings.Anchor) []string {
 		out[i] = a.String()
 	}
 	return out
+}
+
+// maxTouched is how many learnings anchored to a file the session touched are added to the
+// candidates beyond the ones its words brought up.
+const maxTouched = 4
+
+// touched adds to the candidates the current learnings of the entry's project that are
+// anchored to a file the session's commands and their output name (or imply: the Makefile
+// behind make) and whose files changed since: the session may show what they should say
+// now, though its words did not bring them up. It reads the project's learnings from HEAD,
+// decoding only their anchors.
+func touched(r *gitstore.Repo, p *anchor.Project, e *queue.Entry, existing []Existing, paths map[string]string) []Existing {
+	if p == nil {
+		return existing
+	}
+	named := map[string]bool{}
+	for _, n := range e.Digest.Notes {
+		if n.Kind != queue.NoteFailure && n.Kind != queue.NoteFollowup {
+			continue
+		}
+		for _, f := range append(filePaths(n.Input), filePaths(n.Text)...) {
+			if rel, err := p.Rel(f); err == nil {
+				named[rel] = true
+			}
+		}
+		if shellTool(n.Tool) {
+			for _, prog := range programs(n.Input) {
+				for _, f := range impliedFiles[prog] {
+					named[f] = true
+				}
+			}
+		}
+	}
+	if len(named) == 0 {
+		return existing
+	}
+	dir := path.Dir(learnings.PathFor(e.Project, "x"))
+	files, err := r.Walk(dir)
+	if err != nil {
+		return existing
+	}
+	added := 0
+	for _, f := range files {
+		if added == maxTouched {
+			break
+		}
+		id, ok := learnings.IDFromPath(f.Path)
+		if _, known := paths[id]; !ok || known || path.Dir(f.Path) != dir {
+			continue
+		}
+		raw, err := r.ReadBlob(f.ID)
+		if err != nil || !strings.Contains(string(raw), "\nanchors:") {
+			continue
+		}
+		as, _, ok := learnings.QuickAnchors(raw)
+		if !ok || !slices.ContainsFunc(as, func(s string) bool { a, err := learnings.ParseAnchor(s); return err == nil && named[a.Path] }) {
+			continue
+		}
+		l, err := learnings.Parse(f.Path, raw)
+		if err != nil || l.Status != learnings.StatusCurrent {
+			continue
+		}
+		if st := p.Check(l).State; st != anchor.Drifted && st != anchor.Orphaned {
+			continue
+		}
+		existing = append(existing, Existing{ID: l.ID, Title: l.Title, Kind: string(l.Kind), Body: queue.Clip(l.Body, 400)})
+		paths[l.ID] = f.Path
+		added++
+	}
+	return existing
 }

@@ -1,13 +1,18 @@
 package drain
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reflect-memory/reflect/anchor"
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/workspace"
 )
@@ -77,5 +82,51 @@ func TestPromptShowsStaleCandidates(t *testing.T) {
 		if !strings.Contains(stale, want) {
 			t.Errorf("no %q in the prompt", want)
 		}
+	}
+}
+
+// A learning anchored to the Makefile, which changed since, is shown to the extractor when
+// a session ran make, even though the session's words did not bring it up.
+func TestTouched(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	r, _, err := gitstore.Init(ctx, filepath.Join(home, "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "github.com/acme/shop"
+	proj, err := fixtures.BuildAnchoredProject(ctx, filepath.Join(home, "proj"), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(title string, anchors ...string) string {
+		l := learnings.New(title, key, time.Now())
+		l.Anchors = anchors
+		if _, err := learnings.Create(ctx, r, l, "learn"); err != nil {
+			t.Fatal(err)
+		}
+		return l.ID
+	}
+	drifted := mk("the seed needs the new columns", proj.Old)
+	mk("fresh about the Makefile", proj.Fresh[0])
+	mk("about db.go only", strings.Replace(proj.Old, "Makefile", "src/db.go", 1))
+	ws, _ := workspace.Read(proj.Dir, 0)
+	p, err := anchor.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	e := &queue.Entry{Project: key, Digest: queue.Digest{Notes: []queue.Note{
+		{Kind: queue.NoteFailure, Tool: "Bash", Input: "make migrate", Text: "make: *** [migrate] Error 1"}}}}
+	paths := map[string]string{}
+	got := touched(r, p, e, nil, paths)
+	if len(got) != 1 || got[0].ID != drifted || paths[drifted] == "" {
+		t.Fatalf("candidates %+v", got)
+	}
+	markStale(r, p, got, paths)
+	if !strings.Contains(got[0].Stale, "drifted: `Makefile` changed") || !strings.Contains(got[0].Stale, "make: an explicit env file (Makefile)") {
+		t.Fatalf("stale %q", got[0].Stale)
 	}
 }

@@ -259,6 +259,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 	existing, paths := candidates(ctx, w.r, e)
 	proj := openProject(w.r, e)
 	defer proj.Close()
+	existing = touched(w.r, proj, e, existing, paths)
 	markStale(w.r, proj, existing, paths)
 	in := Input{Entry: e, Existing: existing}
 	res.Extractor = ext.Name()
