@@ -11,6 +11,7 @@
 //	go run ./bench -history        # session history: import throughput, search at 100,000 messages
 //	go run ./bench -mcp            # reflect mcp: a memory_search round trip beside reflect search, 10,000 learnings
 //	go run ./bench -handoff        # the handoff's cost to SessionStart and to a capture at 10,000 learnings
+//	go run ./bench -fresh          # what checking anchors adds to a recall at 10,000 learnings
 package main
 
 import (
@@ -57,6 +58,7 @@ func main() {
 	mcpMode := flag.Bool("mcp", false, "measure a memory_search call to reflect mcp (100 calls, one process) beside reflect search at 10,000 learnings")
 	handoffMode := flag.Bool("handoff", false, "measure the handoff's cost to SessionStart and to a capture at 10,000 learnings")
 	format := flag.String("format", "text", "text or json")
+	freshMode := flag.Bool("fresh", false, "measure what checking anchors adds to a recall at 10,000 learnings, half anchored")
 	flag.Parse()
 	if *quick {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
@@ -77,6 +79,12 @@ func main() {
 			r = *runs
 		}
 		err = runHandoff(n, r)
+	} else if *freshMode {
+		n, r := 10000, 51
+		if *quick {
+			n, r = 1000, 11
+		}
+		err = runFresh(n, r)
 	} else if *historyMode {
 		n, r := 100000, 21
 		if *quick {

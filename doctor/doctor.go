@@ -116,6 +116,7 @@ func Run(ctx context.Context, o Options) *Report {
 	if r, intact := d.repository(ctx); r != nil {
 		if intact {
 			d.index(r)
+			d.freshness(ctx, r)
 		}
 		d.remote(ctx, r)
 		if intact {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/transcript/redact"
 )
@@ -37,6 +38,9 @@ type Proposal struct {
 	// hookTitle: the title the correction hook gave the same lesson when the heuristic titles
 	// it otherwise; a learning of that title is superseded by this one.
 	hookTitle string
+	// anchors are its files at the entry's commit (anchors.go); the entry's commit is the
+	// learning's source.commit.
+	anchors []learnings.Anchor
 }
 
 // redact replaces the secrets in what an extractor wrote. Its input was redacted, but an LLM
@@ -58,6 +62,9 @@ type Existing struct {
 	Title string `json:"title"`
 	Kind  string `json:"kind"`
 	Body  string `json:"body"` // clipped
+	// Stale says which of its files changed since it was learned, and the commits that
+	// changed them (anchors.go); empty when they did not, or it has none.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Input is what an extractor works from.

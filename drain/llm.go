@@ -477,6 +477,9 @@ func BuildPrompt(in Input) string {
 	b.WriteString(promptIntro)
 
 	b.WriteString("\nExisting learnings (candidates): if a lesson is already one of these, set duplicate_of to its id; if a new lesson replaces one, list its id in supersedes.\n")
+	if slices.ContainsFunc(in.Existing, func(x Existing) bool { return x.Stale != "" }) {
+		b.WriteString("A candidate whose files changed since it was learned says so: when the session shows what it should say now, write the updated lesson and list the old id in supersedes.\n")
+	}
 	b.WriteString(renderExisting(in.Existing))
 
 	e := in.Entry
@@ -522,6 +525,9 @@ func renderExisting(list []Existing) string {
 		fmt.Fprintf(&one, "- %s [%s] %s\n", x.ID, noneIfEmpty(x.Kind), squeezeLine(x.Title, 200))
 		if body := squeezeLine(x.Body, maxExistingBody); body != "" {
 			fmt.Fprintf(&one, "  %s\n", body)
+		}
+		if x.Stale != "" {
+			fmt.Fprintf(&one, "  its files changed since it was learned — %s\n", squeezeLine(x.Stale, maxExistingBody))
 		}
 		if b.Len()+one.Len() > maxExistingBytes {
 			fmt.Fprintf(&b, "(%d more not shown)\n", len(list)-i)

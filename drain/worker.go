@@ -257,6 +257,10 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		}
 	}
 	existing, paths := candidates(ctx, w.r, e)
+	proj := openProject(w.r, e)
+	defer proj.Close()
+	existing = touched(w.r, proj, e, existing, paths)
+	markStale(w.r, proj, existing, paths)
 	in := Input{Entry: e, Existing: existing}
 	res.Extractor = ext.Name()
 	props, attempts, err := w.extract(ctx, ext, in)
@@ -292,6 +296,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 	if ext.LLM() {
 		props = dropUngrounded(props, e, &res)
 	}
+	anchorProposals(proj, e, props)
 	if err := w.apply(ctx, it, ext.Name(), props, paths, &res); err != nil {
 		return res, "", fmt.Errorf("commit what %s made of %s: %w", ext.Name(), e.ID, err)
 	}
@@ -428,6 +433,7 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 			if l.Source.Machine == "" {
 				l.Source.Machine = host
 			}
+			l.SetAnchors(p.anchors)
 			if err := l.Validate(); err != nil {
 				w.o.Log.Warn("proposal dropped", "entry", e.ID, "title", p.Title, "err", err)
 				continue
@@ -573,7 +579,7 @@ func (w *worker) merge(tx *gitstore.Tx, p Proposal, paths map[string]string, e *
 			res.NotMerged = append(res.NotMerged, id+": "+why)
 			continue
 		}
-		if err := seenAgain(tx, path, l, p, now); err != nil {
+		if err := seenAgain(tx, path, l, p, e, now); err != nil {
 			continue
 		}
 		return id, true
@@ -582,14 +588,20 @@ func (w *worker) merge(tx *gitstore.Tx, p Proposal, paths map[string]string, e *
 }
 
 // seenAgain bumps an existing learning's seen count and merges what the new sighting adds
-// (tags, entities, triggers, files), in place: the person's text and comments stay as they are.
-func seenAgain(tx *gitstore.Tx, path string, l *learnings.Learning, p Proposal, now time.Time) error {
+// (tags, entities, triggers, files, and its files' blobs now), in place: the person's text and
+// comments stay as they are.
+func seenAgain(tx *gitstore.Tx, path string, l *learnings.Learning, p Proposal, e *queue.Entry, now time.Time) error {
 	l.Seen++
 	l.Updated = now.UTC().Truncate(time.Second)
 	l.Tags = union(l.Tags, p.Tags)
 	l.Entities = union(l.Entities, p.Entities)
 	l.Triggers = union(l.Triggers, p.Triggers)
 	l.Source.Files = union(l.Source.Files, p.Files)
+	if len(p.anchors) > 0 {
+		// the same lesson held again on the code as it is now: its files are anchored anew
+		l.Anchors = learnings.MergeAnchors(anchorStrings(p.anchors), l.Anchors, true)
+		l.Source.Commit = e.Commit
+	}
 	data, err := l.Render()
 	if err != nil {
 		return err

@@ -132,10 +132,14 @@ type Learning struct {
 	// Triggers are the words a user will type when the learning is wanted, often not its
 	// title's: error strings, identifiers, command names, the task it applies to.
 	Triggers []string
-	Source   Source
-	Created  time.Time
-	Updated  time.Time
-	Seen     int // times the same lesson was learned again
+	// Anchors are the project files the lesson is about, each as "path@blob": the path in
+	// the project's tree and the git blob id it had when the lesson was learned (anchor.go).
+	// A lesson about no file has none and never goes stale by them.
+	Anchors []string
+	Source  Source
+	Created time.Time
+	Updated time.Time
+	Seen    int // times the same lesson was learned again
 	// Body is the markdown after the frontmatter, without the blank lines
 	// that may separate the two. Render ends it with a newline.
 	Body string
@@ -298,6 +302,14 @@ func (l *Learning) Validate() error {
 				bad(list.field, i, "item %d must be a non-empty single line (got %q)", i+1, s)
 			}
 		}
+	}
+	for i, a := range l.Anchors {
+		if _, err := ParseAnchor(a); err != nil {
+			bad("anchors", i, "item %d: %v", i+1, err)
+		}
+	}
+	if len(l.Anchors) > MaxAnchors {
+		bad("anchors", -1, "holds %d anchors, the limit is %d", len(l.Anchors), MaxAnchors)
 	}
 	if l.Seen < 1 {
 		bad("seen", -1, "must be at least 1 (got %d)", l.Seen)

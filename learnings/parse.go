@@ -250,6 +250,7 @@ func (l *Learning) refs() []ref {
 		{key: "tags", list: &l.Tags},
 		{key: "entities", list: &l.Entities},
 		{key: "triggers", list: &l.Triggers, optional: true},
+		{key: "anchors", list: &l.Anchors, optional: true},
 		{key: "source", sub: []ref{
 			{key: "harness", str: &s.Harness},
 			{key: "session", str: &s.Session},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -410,6 +411,8 @@ func (l *Learning) redact() {
 			list[i] = redact.String(list[i])
 		}
 	}
+	// an anchor is a path and a blob id: one that holds a secret is dropped, not cut
+	l.Anchors = slices.DeleteFunc(l.Anchors, func(a string) bool { return redact.String(a) != a })
 }
 
 // Unformatted is a learning file whose canonical form differs from what HEAD holds: fields a

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reflect-memory/reflect/anchor"
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
@@ -47,6 +48,8 @@ type Candidate struct {
 	Evidence float64 `json:"evidence"` // weight × strength of the words it holds
 	Kept     bool    `json:"kept"`
 	Why      string  `json:"why"`
+	// Freshness is its anchors compared with the workspace's project (freshness.go).
+	Freshness anchor.Freshness `json:"freshness,omitzero"`
 }
 
 // From is where a candidate came from: written on this machine, or arrived by sync (from
@@ -124,6 +127,7 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	res.Source, res.Note = hits.Source, hits.Note
 	seen := readSeen(repo, req)
 	res.Candidates = rank(hits, res.Terms, ws.Project, req.Now, cfg, origins(repo, hits))
+	checkFreshness(ctx, repo, ws, res.Candidates)
 	// what holds a candidate back for where it came from, asked once each
 	others, held := gateOthers(repo, cfg.FromOthers), map[string]string{}
 	for _, c := range res.Candidates {
@@ -283,6 +287,9 @@ func Render(cs []Candidate, maxChars int) string {
 			scope = " · global"
 		}
 		heads[i] = fmt.Sprintf("\n- %s — %s [%s · %s confidence · %s%s · %s]\n", c.ID, neutralise(c.Title), c.Kind, c.Confidence, date.Format("2006-01-02"), scope, c.From.describe())
+		if note := c.Freshness.Note(); note != "" {
+			heads[i] += "  ⚠ " + neutralise(note) + "\n"
+		}
 		used += utf8.RuneCountInString(heads[i])
 	}
 	share := (maxChars - used) / len(cs)

@@ -61,7 +61,8 @@ func laterJSON(a, b []byte) []byte {
 // mergeLearning merges two edits of one learning field by field:
 //   - a field only one side changed takes that side's value;
 //   - a field both changed takes the value of the side updated last (then the larger file);
-//   - tags, entities, triggers, files and supersedes are the union;
+//   - tags, entities, triggers, files and supersedes are the union; so are anchors, by path,
+//     a path both hold taking the blob of the side updated last;
 //   - superseded wins over archived, archived over current; seen takes the larger count;
 //     updated the later time;
 //   - when both changed the body, both bodies are kept, the other one under a marked rule.
@@ -104,6 +105,7 @@ func mergeLearning(path string, base, a, b []byte) ([]byte, error) {
 	w.Entities = union(w.Entities, o.Entities)
 	w.Triggers = union(w.Triggers, o.Triggers)
 	w.Source.Files = union(w.Source.Files, o.Source.Files)
+	w.Anchors = learnings.MergeAnchors(w.Anchors, o.Anchors, true) // per path, the side updated last
 	w.Supersedes = union(w.Supersedes, o.Supersedes)
 	w.Seen = max(w.Seen, o.Seen)
 	if o.Updated.After(w.Updated) {

@@ -16,6 +16,13 @@ func learningFile(title, status, tags, updated, body string, seen int) []byte {
 		"\nseen: " + string(rune('0'+seen)) + "\n---\n" + body + "\n")
 }
 
+var blobA, blobB = strings.Repeat("a", 40), strings.Repeat("b", 40)
+
+// anchored adds an anchors line to a learning file.
+func anchored(f []byte, anchors string) []byte {
+	return []byte(strings.Replace(string(f), "entities: []\n", "entities: []\nanchors: ["+anchors+"]\n", 1))
+}
+
 // TestMergeFileRules: the rules, and that the result never depends on which side is local.
 func TestMergeFileRules(t *testing.T) {
 	const p = "learnings/github.com/acme/shop/lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6C.md"
@@ -37,6 +44,14 @@ func TestMergeFileRules(t *testing.T) {
 			learningFile("Cache the JWKS", "current", "oidc", "2026-11-02T10:00:00Z", "Refetch on unknown kid.", 1),
 			learningFile("Cache the JWKS", "current", "oidc", "2026-11-03T10:00:00Z", "Rate-limit the refetch.", 1),
 			[]string{"Refetch on unknown kid.", "Rate-limit the refetch.", "reflect sync kept both"}, []string{"<<<<<<<"}},
+		{"anchors: union by path, the side updated last gives the blob",
+			anchored(learningFile("Cache the JWKS", "current", "oidc", "2026-11-02T10:00:00Z", "Cache it.", 1), "jwks.go@"+blobA+", Makefile@"+blobA),
+			anchored(learningFile("Cache the JWKS", "current", "oidc", "2026-11-03T10:00:00Z", "Cache it.", 1), "jwks.go@"+blobB+", cache.go@"+blobB),
+			[]string{"anchors: [jwks.go@" + blobB + ", cache.go@" + blobB + ", Makefile@" + blobA + "]"}, nil},
+		{"anchors on one side only are kept",
+			learningFile("Cache the JWKS", "current", "oidc", "2026-11-04T10:00:00Z", "Cache it.", 1),
+			anchored(learningFile("Cache the JWKS", "current", "oidc", "2026-11-03T10:00:00Z", "Cache it.", 1), "jwks.go@"+blobB),
+			[]string{"anchors: [jwks.go@" + blobB + "]"}, nil},
 		{"a broken side loses",
 			[]byte("---\ntitle: [broken\n---\n"),
 			learningFile("Cache the JWKS", "current", "oidc", "2026-11-03T10:00:00Z", "Fine.", 1),

@@ -16,6 +16,7 @@ type addOptions struct {
 	title, body, bodyFile string
 	tags, entities        []string
 	triggers              []string
+	anchors               []string
 	kind, confidence      string
 	project               string
 	global                bool
@@ -42,6 +43,7 @@ func (a *app) addCmd() *cobra.Command {
 	f.StringVar(&o.confidence, "confidence", string(learnings.ConfidenceMedium), "high|medium|low")
 	f.StringVar(&o.project, "project", "", "project key (default: from the current directory's git remote)")
 	f.BoolVar(&o.global, "global", false, "a learning for every project")
+	f.StringArrayVar(&o.anchors, "anchor", nil, "a file of the project the lesson is about, anchored to its current content: recall says when it changes (repeatable)")
 	return cmd
 }
 
@@ -93,12 +95,17 @@ func (a *app) runAdd(cmd *cobra.Command, o addOptions) error {
 	if err != nil {
 		return err
 	}
+	anchors, head, err := anchorPaths(r, project, o.anchors, "--anchor")
+	if err != nil {
+		return err
+	}
 	l := learnings.New(o.title, project, time.Now())
 	l.Body = body
 	l.Kind, l.Confidence = kind, conf
 	l.Tags, l.Entities, l.Triggers = o.tags, o.entities, o.triggers
 	host, _ := os.Hostname()
-	l.Source = learnings.Source{Harness: "manual", Trigger: "manual", Machine: host}
+	l.Source = learnings.Source{Harness: "manual", Trigger: "manual", Machine: host, Commit: head}
+	l.SetAnchors(anchors)
 	commit, err := learnings.Create(cmd.Context(), r, l, "learn: "+l.Title+" (manual)")
 	if err != nil {
 		return err

@@ -50,6 +50,9 @@ the file.`,
 				a.printf("no change to %s\n", old.ID)
 				return nil
 			}
+			if edited, err = fillAnchors(r, old, edited); err != nil {
+				return fmt.Errorf("edit refused, nothing committed: %w\nyour edited copy is kept at %s", err, tmp.Name())
+			}
 			commit, l, err := learnings.SaveEdit(cmd.Context(), r, old, raw, edited)
 			if err != nil {
 				return fmt.Errorf("edit refused, nothing committed: %w\nyour edited copy is kept at %s", err, tmp.Name())

@@ -29,6 +29,7 @@ type learningJSON struct {
 	Tags         []string  `json:"tags"`
 	Entities     []string  `json:"entities"`
 	Triggers     []string  `json:"triggers"`
+	Anchors      []string  `json:"anchors"`
 	Source       any       `json:"source"`
 	Created      time.Time `json:"created"`
 	Updated      time.Time `json:"updated"`
@@ -42,6 +43,7 @@ func toJSON(l *learnings.Learning, withBody bool) learningJSON {
 		ID: l.ID, Title: l.Title, Project: l.Project, Kind: string(l.Kind),
 		Confidence: string(l.Confidence), Status: string(l.Status), SupersededBy: l.SupersededBy,
 		Supersedes: l.Supersedes, Tags: nonNil(l.Tags), Entities: nonNil(l.Entities), Triggers: nonNil(l.Triggers),
+		Anchors: nonNil(l.Anchors),
 		Source: map[string]any{
 			"harness": l.Source.Harness, "session": l.Source.Session, "trigger": l.Source.Trigger,
 			"machine": l.Source.Machine, "commit": l.Source.Commit, "files": nonNil(l.Source.Files),

@@ -109,6 +109,9 @@ func (a *app) explain(res *recall.Result, took time.Duration) {
 			mark = "KEEP"
 		}
 		fmt.Fprintf(w, "%s %s %s\n     %s\n", mark, c.ID, truncate(c.Title, 70), c.Why)
+		if c.Freshness.State != "" {
+			fmt.Fprintf(w, "     files: %s %s\n", c.Freshness.State, c.Freshness.Note())
+		}
 	}
 	fmt.Fprintln(w)
 }

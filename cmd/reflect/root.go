@@ -78,7 +78,7 @@ review, edit and sync like code.`,
 		a.archiveCmd(), a.supersedeCmd(), a.versionCmd(), a.demoCmd(), a.internalCmd(),
 		a.hookCmd(), a.queueCmd(), a.installCmd(), a.uninstallCmd(), a.statuslineCmd(),
 		a.searchCmd(), a.reindexCmd(), a.recallCmd(), a.drainCmd(), a.statusCmd(), a.syncCmd(), a.remoteCmd(),
-		a.doctorCmd(), a.historyCmd(), a.configCmd(), a.newCmd(), a.fmtCmd(),
+		a.doctorCmd(), a.historyCmd(), a.configCmd(), a.newCmd(), a.fmtCmd(), a.staleCmd(),
 		a.mcpCmd(),
 		a.handoffCmd(),
 	)

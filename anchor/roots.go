@@ -1,0 +1,94 @@
+package anchor
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"sort"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/workspace"
+)
+
+// rootsState is the local record of where each project's work tree is on this machine:
+// the drain anchors a session's files in its project's repository, and a queue entry names
+// only the project key (a directory of one machine means nothing on another, and one
+// written by a remote must not choose where reflect reads). Never committed.
+const rootsState = "state/roots.json"
+
+// maxRoots bounds the record; the projects seen longest ago go first.
+const maxRoots = 200
+
+type roots struct {
+	Projects map[string]string `json:"projects"` // project key → work tree root
+	Order    []string          `json:"order"`    // keys, most recently seen last
+}
+
+func readRoots(r *gitstore.Repo) roots {
+	var rs roots
+	if data, err := r.ReadState(rootsState); err == nil && data != nil {
+		_ = json.Unmarshal(data, &rs) // a damaged record is a new one
+	}
+	if rs.Projects == nil {
+		rs.Projects = map[string]string{}
+	}
+	return rs
+}
+
+// Remember records that ws's project lives at its work tree. It writes only when that is
+// news: a recall calls it on every session start and the record is read far more often
+// than it changes.
+func Remember(r *gitstore.Repo, ws workspace.Workspace) error {
+	if ws.Root == "" || ws.Project == learnings.Global {
+		return nil
+	}
+	rs := readRoots(r)
+	if rs.Projects[ws.Project] == ws.Root {
+		return nil
+	}
+	rs.Projects[ws.Project] = ws.Root
+	order := rs.Order[:0]
+	for _, k := range rs.Order {
+		if k != ws.Project {
+			order = append(order, k)
+		}
+	}
+	rs.Order = append(order, ws.Project)
+	for len(rs.Order) > maxRoots {
+		delete(rs.Projects, rs.Order[0])
+		rs.Order = rs.Order[1:]
+	}
+	data, err := json.MarshalIndent(rs, "", "  ")
+	if err != nil {
+		return err
+	}
+	return r.WriteState(rootsState, data)
+}
+
+// Find returns the workspace of project on this machine: the directory Remember recorded
+// (or dir, when it is in the project), read again and checked to still be that project.
+func Find(r *gitstore.Repo, project, dir string) (workspace.Workspace, bool) {
+	var tries []string
+	if dir != "" {
+		tries = append(tries, dir)
+	}
+	if root := readRoots(r).Projects[project]; root != "" && filepath.IsAbs(root) {
+		tries = append(tries, root)
+	}
+	for _, d := range tries {
+		if ws, err := workspace.Read(d, 0); err == nil && ws.Root != "" && ws.Project == project {
+			return ws, true
+		}
+	}
+	return workspace.Workspace{}, false
+}
+
+// Projects lists the projects this machine knows the work tree of, sorted.
+func Projects(r *gitstore.Repo) []string {
+	var out []string
+	for k := range readRoots(r).Projects {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
