@@ -9,6 +9,7 @@
 //	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
 //	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
 //	go run ./bench -history        # session history: import throughput, search at 100,000 messages
+//	go run ./bench -view           # reflect view's list and search pages at 10,000 learnings
 package main
 
 import (
@@ -51,6 +52,7 @@ func main() {
 	syncMode := flag.Bool("sync", false, "measure reflect sync of two clones diverged by 1,000 learnings each, beside the git CLI")
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
+	viewMode := flag.Bool("view", false, "measure reflect view's list and search pages at 10,000 learnings beside reflect list --format json")
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
@@ -58,7 +60,13 @@ func main() {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *historyMode {
+	if *viewMode {
+		n, r := 10000, 21
+		if *quick {
+			n, r = 1000, 5
+		}
+		err = runView(n, r)
+	} else if *historyMode {
 		n, r := 100000, 21
 		if *quick {
 			n, r = 10000, 7

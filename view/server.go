@@ -89,6 +89,13 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
+// Warm parses the learnings ahead of the first request: at 10,000 learnings that takes
+// about a second (yaml of every frontmatter), which the command spends while the browser
+// starts instead of on the first page. A request waits for it to finish.
+func (s *Server) Warm() error {
+	return s.withRepo(s.cache.load)
+}
+
 // Token is the per-run secret: the URL the command prints carries it.
 func (s *Server) Token() string { return s.token }
 
@@ -102,18 +109,28 @@ func (s *Server) Close() error {
 // ErrNotLoopback means an address to listen on is not a loopback one.
 var ErrNotLoopback = errors.New("reflect view listens on loopback only (127.0.0.1, ::1 or localhost)")
 
+// AddrError is an address Listen refuses before trying it: malformed, or not loopback.
+type AddrError struct {
+	Addr string
+	Err  error
+}
+
+func (e *AddrError) Error() string { return fmt.Sprintf("--addr %q: %v", e.Addr, e.Err) }
+
+func (e *AddrError) Unwrap() error { return e.Err }
+
 // Listen opens a TCP listener on addr, which must name a loopback host: the viewer shows
 // and changes the memory, and nothing off this machine may reach it.
 func Listen(addr string) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("--addr %q: %w", addr, err)
+		return nil, &AddrError{Addr: addr, Err: err}
 	}
 	switch {
 	case host == "localhost":
 		host = "127.0.0.1"
 	case net.ParseIP(host) == nil || !net.ParseIP(host).IsLoopback():
-		return nil, fmt.Errorf("--addr %q: %w", addr, ErrNotLoopback)
+		return nil, &AddrError{Addr: addr, Err: ErrNotLoopback}
 	}
 	return net.Listen("tcp", net.JoinHostPort(host, port))
 }

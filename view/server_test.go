@@ -3,7 +3,9 @@ package view
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -418,5 +420,25 @@ func TestLifecycleWrites(t *testing.T) {
 	_, page := f.get("/learning/" + oauth)
 	if !strings.Contains(page, "merge: "+dup) || !strings.Contains(page, "learn: OAuth redirect") {
 		t.Errorf("history missing:\n%s", page)
+	}
+}
+
+func TestListenLoopbackOnly(t *testing.T) {
+	for addr, ok := range map[string]bool{"127.0.0.1:0": true, "localhost:0": true, "127.0.0.2:0": true,
+		"0.0.0.0:0": false, ":0": false, "[::]:0": false, "192.168.1.10:0": false, "example.org:80": false, "nonsense": false} {
+		ln, err := Listen(addr)
+		var ae *AddrError
+		switch {
+		case ok && err != nil:
+			t.Errorf("Listen(%q): %v", addr, err)
+		case !ok && !errors.As(err, &ae):
+			t.Errorf("Listen(%q): %v, want an AddrError", addr, err)
+		}
+		if ln != nil {
+			if h, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(h).IsLoopback() {
+				t.Errorf("Listen(%q) listens on %s", addr, ln.Addr())
+			}
+			ln.Close()
+		}
 	}
 }

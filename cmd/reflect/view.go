@@ -34,7 +34,8 @@ that URL can use the page. Ctrl-C stops it.`,
 			home := r.Root()
 			r.Close()
 			ln, err := view.Listen(addr)
-			if errors.Is(err, view.ErrNotLoopback) {
+			var ae *view.AddrError
+			if errors.As(err, &ae) {
 				return flagErrorf("%v", err)
 			}
 			if err != nil {
@@ -47,6 +48,11 @@ that URL can use the page. Ctrl-C stops it.`,
 				return err
 			}
 			defer srv.Close()
+			go func() {
+				if err := srv.Warm(); err != nil {
+					a.log.Warn("read the learnings", "err", err)
+				}
+			}()
 			url := srv.URL(ln)
 			if a.json() {
 				a.printJSON(map[string]string{"url": url, "home": home})
