@@ -29,31 +29,40 @@ func runView(n, runs int) error {
 	if out, err := command(env, ".", bin, "--home", home, "reindex").CombinedOutput(); err != nil {
 		return fmt.Errorf("reindex: %v: %s", err, out)
 	}
-	var list []float64
+	var list, listCPU []float64
 	for i := 0; i < runs+1; i++ {
 		start := time.Now()
-		if out, err := command(env, ".", bin, "--home", home, "list", "--format", "json").CombinedOutput(); err != nil {
+		c := command(env, ".", bin, "--home", home, "list", "--format", "json")
+		if out, err := c.CombinedOutput(); err != nil {
 			return fmt.Errorf("reflect list: %v: %.300s", err, out)
 		}
 		if i > 0 {
 			list = append(list, ms(time.Since(start)))
+			listCPU = append(listCPU, ms(c.ProcessState.UserTime()+c.ProcessState.SystemTime()))
 		}
 	}
+	var lastCPU float64
+	cpu := map[*[]float64][]float64{} // CPU time of each request, beside its wall time
 	get := func(s *view.Server, cookies []*http.Cookie, path string) (float64, []*http.Cookie, error) {
 		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:1"+path, nil)
 		for _, c := range cookies {
 			req.AddCookie(c)
 		}
 		w := httptest.NewRecorder()
-		start := time.Now()
+		start, c0 := time.Now(), selfCPU()
 		s.ServeHTTP(w, req)
 		d := ms(time.Since(start))
+		lastCPU = ms(selfCPU() - c0)
 		if w.Code != http.StatusOK && w.Code != http.StatusSeeOther {
 			return 0, nil, fmt.Errorf("GET %s: %d %.300s", path, w.Code, w.Body.String())
 		}
 		return d, w.Result().Cookies(), nil
 	}
 	var cold, warm, filtered, search []float64
+	record := func(into *[]float64, d float64) {
+		*into = append(*into, d)
+		cpu[into] = append(cpu[into], lastCPU)
+	}
 	project := fixtures.SynthProject(3)
 	for i := 0; i < max(3, runs/4); i++ {
 		s, err := view.New(view.Options{Home: home})
@@ -70,7 +79,7 @@ func runView(n, runs int) error {
 			s.Close()
 			return err
 		}
-		cold = append(cold, d)
+		record(&cold, d)
 		if i == 0 {
 			for j := 0; j < runs; j++ {
 				for _, m := range []struct {
@@ -82,23 +91,26 @@ func runView(n, runs int) error {
 						s.Close()
 						return err
 					}
-					*m.into = append(*m.into, d)
+					record(m.into, d)
 				}
 			}
 		}
 		s.Close()
 	}
 	base := pct(list, 50)
-	fmt.Printf("reflect view at %d learnings: server time of the list page, median (p90) of %d runs,\n", n, runs)
-	fmt.Printf("beside reflect list --format json of the same memory, whole process, in the same run\n\n")
-	fmt.Printf("  %-40s %9s %9s %9s\n", "", "median", "p90", "vs list")
-	row := func(name string, xs []float64) {
-		fmt.Printf("  %-40s %7.1fms %7.1fms %8.2fx\n", name, pct(xs, 50), pct(xs, 90), pct(xs, 50)/base)
+	fmt.Printf("reflect view at %d learnings: server time of a page, median (p90) of %d runs (the first\n", n, runs)
+	fmt.Printf("request after start: %d runs), beside reflect list --format json of the same memory,\n", len(cold))
+	fmt.Printf("whole process, in the same run; CPU is the process's user+system time during the request\n\n")
+	fmt.Printf("  %-40s %9s %9s %9s %9s\n", "", "median", "p90", "CPU", "vs list")
+	cpu[&list] = listCPU
+	rowOf := func(name string, xs *[]float64) {
+		c := fmt.Sprintf("%.1fms", pct(cpu[xs], 50))
+		fmt.Printf("  %-40s %7.1fms %7.1fms %9s %8.2fx\n", name, pct(*xs, 50), pct(*xs, 90), c, pct(*xs, 50)/base)
 	}
-	row("reflect list --format json (baseline)", list)
-	row("list page, first request after start", cold)
-	row("list page (learnings cached)", warm)
-	row("list page, project+kind filter, by seen", filtered)
-	row("search page (deadlock retry)", search)
+	rowOf("reflect list --format json (baseline)", &list)
+	rowOf("list page, first request after start", &cold)
+	rowOf("list page (learnings cached)", &warm)
+	rowOf("list page, project+kind filter, by seen", &filtered)
+	rowOf("search page (deadlock retry)", &search)
 	return nil
 }
