@@ -418,34 +418,33 @@ func postedBase(r *http.Request, field string) (plumbing.Hash, error) {
 }
 
 func (s *Server) archive(w http.ResponseWriter, r *http.Request) {
-	var id string
-	var changed bool
-	err := s.withRepo(func(repo *gitstore.Repo) error {
-		if err := s.cache.load(repo); err != nil {
-			return err
+	reason := strings.TrimSpace(r.PostFormValue("reason"))
+	s.lifecycle(w, r, "archived", nil, func(ls []*learnings.Learning) (bool, string, error) {
+		if !ls[0].Archive(s.o.Now()) {
+			return false, "", nil
 		}
-		l, err := s.cache.resolve(r.PathValue("id"))
-		if err != nil {
-			return err
-		}
-		id = l.ID
-		base, err := postedBase(r, "base")
-		if err != nil {
-			return err
-		}
-		reason := strings.TrimSpace(r.PostFormValue("reason"))
-		_, err = s.change(r.Context(), repo, []string{id}, map[string]plumbing.Hash{id: base}, func(ls []*learnings.Learning) (string, error) {
-			if changed = ls[0].Archive(s.o.Now()); !changed {
-				return "", nil
-			}
-			return redact.String(learnings.ArchiveMessage(ls[0], reason)), nil
-		})
-		return err
+		return true, redact.String(learnings.ArchiveMessage(ls[0], reason)), nil
 	})
-	s.after(w, r, id, err, changed, "archived")
 }
 
 func (s *Server) supersede(w http.ResponseWriter, r *http.Request) {
+	by := strings.TrimSpace(r.PostFormValue("by"))
+	if by == "" {
+		s.fail(w, r, fmt.Errorf("nothing was committed: %w", &badRequest{"supersede needs the id of the learning that replaces this one"}))
+		return
+	}
+	s.lifecycle(w, r, "superseded", []string{by}, func(ls []*learnings.Learning) (bool, string, error) {
+		changed, err := learnings.Supersede(ls[0], ls[1], s.o.Now())
+		if err != nil || !changed {
+			return false, "", err
+		}
+		return true, learnings.SupersedeMessage(ls[0], ls[1]), nil
+	})
+}
+
+// lifecycle runs op, as the CLI's command does, on the learning the URL names (first) and
+// the others: one commit, refused when the first is no longer the version the form showed.
+func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request, done string, others []string, op func([]*learnings.Learning) (bool, string, error)) {
 	var id string
 	var changed bool
 	err := s.withRepo(func(repo *gitstore.Repo) error {
@@ -461,20 +460,15 @@ func (s *Server) supersede(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		by := strings.TrimSpace(r.PostFormValue("by"))
-		if by == "" {
-			return &badRequest{"supersede needs the id of the learning that replaces this one"}
-		}
-		_, err = s.change(r.Context(), repo, []string{id, by}, map[string]plumbing.Hash{id: base}, func(ls []*learnings.Learning) (string, error) {
+		_, err = s.change(r.Context(), repo, append([]string{id}, others...), map[string]plumbing.Hash{id: base}, func(ls []*learnings.Learning) (string, error) {
+			var msg string
 			var err error
-			if changed, err = learnings.Supersede(ls[0], ls[1], s.o.Now()); err != nil || !changed {
-				return "", err
-			}
-			return learnings.SupersedeMessage(ls[0], ls[1]), nil
+			changed, msg, err = op(ls)
+			return msg, err
 		})
 		return err
 	})
-	s.after(w, r, id, err, changed, "superseded")
+	s.after(w, r, id, err, changed, done)
 }
 
 // after answers a lifecycle write: the learning's page again, saying what happened.
