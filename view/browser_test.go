@@ -210,6 +210,16 @@ func TestBrowser(t *testing.T) {
 	}
 	do("activity", chromedp.Navigate(f.ts.URL+"/activity"), chromedp.WaitVisible(css("svg")), shot("activity.png"))
 
+	// archive the hostile learning with a reason typed in the form; the overview after it is
+	// the README's screenshot (docs/view.png)
+	do("open the hostile learning again", chromedp.Navigate(f.ts.URL+"/learning/"+f.ids["xss"]), chromedp.WaitVisible(css("#archive")),
+		chromedp.SetValue(css(`#archive-form input[name="reason"]`), "a test of escaping"))
+	submit("archive with a reason", "#archive")
+	if s := f.subject(); !strings.HasSuffix(s, "Reason: a test of escaping") {
+		t.Errorf("the archive's commit: %q", s)
+	}
+	do("overview", chromedp.Navigate(f.ts.URL+"/?sort=title"), chromedp.WaitVisible(css("#learnings")), shot("overview.png"))
+
 	select {
 	case m := <-dialogs:
 		t.Errorf("a script ran and opened a dialog: %q", m)
