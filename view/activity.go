@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/gitstore"
 )
 
@@ -21,7 +22,8 @@ const (
 type bar struct {
 	X, Y, W, H     int
 	Label, Value   string
-	LX, LY, VX, VY int // where the label and the value are written
+	Tip            string // the bar's tooltip
+	LX, LY, VX, VY int    // where the label and the value are written
 	Class          string
 }
 
@@ -95,16 +97,9 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case strings.HasPrefix(c.Subject, "capture("):
 				wk.captures++
-			case strings.HasPrefix(c.Subject, "learn:"):
+			case drain.IsDrainCommit(c.Subject):
 				wk.drained++
-				wk.ok++
-			case strings.HasPrefix(c.Subject, "drain: nothing new"):
-				wk.drained++
-			case strings.HasPrefix(c.Subject, "drain: "):
-				wk.drained++
-				if n, err := strconv.Atoi(strings.Fields(c.Subject)[1]); err == nil {
-					wk.ok += n
-				}
+				wk.ok += drain.DrainedLearnings(c.Subject)
 			}
 		}
 		labels := make([]string, len(weeks))
@@ -148,7 +143,8 @@ func columns(title, note string, labels []string, series [][]int, names []string
 		x0 := left + i*group
 		for k, s := range series {
 			h := s[i] * plot / most
-			b := bar{X: x0 + k*bw, Y: top + plot - h, W: bw - 1, H: h, Value: strconv.Itoa(s[i]), Class: fmt.Sprintf("s%d", k)}
+			b := bar{X: x0 + k*bw, Y: top + plot - h, W: bw - 1, H: h, Value: strconv.Itoa(s[i]), Class: fmt.Sprintf("s%d", k),
+				Tip: fmt.Sprintf("%s, week of %s: %d", names[k], label, s[i])}
 			b.VX, b.VY = b.X+b.W/2, b.Y-4
 			c.Bars = append(c.Bars, b)
 		}
@@ -170,10 +166,12 @@ func yieldChart(labels []string, drained, learned []int) chart {
 			pct[i] = 100 * learned[i] / drained[i]
 		}
 	}
-	c := columns("Drain yield", "learnings made per 100 captures drained, per week (drain commits: learn:, drain:)", labels, [][]int{pct}, []string{"learnings per 100 captures"})
+	c := columns("Drain yield", "learnings made per 100 captures drained, per week", labels, [][]int{pct}, []string{"learnings per 100 captures"})
 	for i := range c.Bars {
 		if drained[i] == 0 {
 			c.Bars[i].Value = "–"
+		} else {
+			c.Bars[i].Tip += fmt.Sprintf(" (%d learnings from %d captures)", learned[i], drained[i])
 		}
 	}
 	return c
@@ -213,7 +211,8 @@ func projectsChart(projects map[string]int) chart {
 			label = "…" + string(r[len(r)-39:])
 		}
 		c.Bars = append(c.Bars, bar{X: left, Y: 5 + i*row, W: max(w, 1), H: row - 6, Label: label, Value: strconv.Itoa(p.n),
-			LX: left - 6, LY: 5 + i*row + row/2 + 4, VX: left + w + 6, VY: 5 + i*row + row/2 + 4, Class: "s0"})
+			LX: left - 6, LY: 5 + i*row + row/2 + 4, VX: left + w + 6, VY: 5 + i*row + row/2 + 4, Class: "s0",
+			Tip: fmt.Sprintf("%s: %d current learnings", p.name, p.n)})
 	}
 	return c
 }

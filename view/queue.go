@@ -3,7 +3,6 @@ package view
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/gitstore"
@@ -80,7 +79,7 @@ func (s *Server) drains(repo *gitstore.Repo) ([]drainCommit, error) {
 		if len(out) == drainCommits {
 			break
 		}
-		if !strings.HasPrefix(c.Subject, "drain:") && !strings.HasPrefix(c.Subject, "learn:") {
+		if !drain.IsDrainCommit(c.Subject) {
 			continue
 		}
 		dc := drainCommit{Commit: c}

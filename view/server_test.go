@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -440,5 +441,32 @@ func TestListenLoopbackOnly(t *testing.T) {
 			}
 			ln.Close()
 		}
+	}
+}
+
+// The activity charts count captures, drains and what they made from the commit subjects,
+// as the drain writes them (a manual add is not a drain).
+func TestActivityCounts(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	for i, msg := range []string{"drain: 2 new, 1 seen again (from claude-code session 7f3c1a9e, claude)",
+		"learn: Pin Go (from codex session 0199aa01, heuristic)", "learn: Use pnpm (manual)"} {
+		if _, err := f.repo.Commit(ctx, msg, map[string][]byte{fmt.Sprintf("learnings/_global/x%d.txt", i): []byte("x\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, body := f.get("/activity")
+	if code != 200 {
+		t.Fatalf("activity: %d", code)
+	}
+	// this week: 1 capture, 2 drained entries that made 3 learnings: a yield of 150 per 100
+	for _, want := range []string{`>captures, week of `, `: 1</title>`, `>150</text>`, `(3 learnings from 2 captures)`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("activity lacks %s:\n%s", want, body)
+		}
+	}
+	_, q := f.get("/queue")
+	if !strings.Contains(q, "Pin Go (from codex session") || strings.Contains(q, "Use pnpm (manual)") {
+		t.Errorf("the queue page's drain commits:\n%s", q)
 	}
 }
