@@ -66,3 +66,15 @@ func BenchmarkListPage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLearningPage is a learning's page: its history (a walk of up to 2,000 commits),
+// diffs, merge candidates from the index.
+func BenchmarkLearningPage(b *testing.B) {
+	s, c := benchServer(b, 10000)
+	benchGet(b, s, c, "/")
+	id := s.cache.all[len(s.cache.all)/2].ID
+	benchGet(b, s, c, "/learning/"+id)
+	for b.Loop() {
+		benchGet(b, s, c, "/learning/"+id)
+	}
+}

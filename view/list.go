@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"html/template"
 	"net/http"
@@ -188,6 +189,9 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 			return d, nil
 		}
 		d.Note = res.Note
+		if res.Total > uint64(len(res.Hits)) {
+			d.Note = strings.TrimSpace(fmt.Sprintf("%d learnings match; these are the best %d by score, filtered and sorted. %s", res.Total, len(res.Hits), d.Note))
+		}
 		for _, h := range res.Hits {
 			l, ok := c.byID[h.ID]
 			if !ok || !f.keep(l) {
