@@ -234,13 +234,23 @@ func (s *Server) similar(ctx context.Context, repo *gitstore.Repo, l *learnings.
 
 // editForm is what the edit page shows and posts back.
 type editForm struct {
-	ID, Base, Title, Project, Kind, Confidence, Tags, Entities, Body string
-	Kinds, Confidences                                               []string
+	ID, Base, Title, Project, Kind, Confidence, Tags, Entities, Triggers, Body string
+	Kinds, Confidences                                                         []string
 }
 
 func splitList(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for _, f := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
 		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
@@ -270,7 +280,8 @@ func (s *Server) editForm(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		f = editForm{ID: l.ID, Base: s.cache.blobOf[l.ID].String(), Title: l.Title, Project: l.Project, Kind: string(l.Kind),
-			Confidence: string(l.Confidence), Tags: strings.Join(l.Tags, ", "), Entities: strings.Join(l.Entities, ", "), Body: l.Body}
+			Confidence: string(l.Confidence), Tags: strings.Join(l.Tags, ", "), Entities: strings.Join(l.Entities, ", "),
+			Triggers: strings.Join(l.Triggers, "\n"), Body: l.Body}
 		return nil
 	})
 	if err != nil {
@@ -285,7 +296,8 @@ func (s *Server) editForm(w http.ResponseWriter, r *http.Request) {
 func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	f := editForm{ID: r.PathValue("id"), Base: r.PostFormValue("base"), Title: r.PostFormValue("title"),
 		Project: r.PostFormValue("project"), Kind: r.PostFormValue("kind"), Confidence: r.PostFormValue("confidence"),
-		Tags: r.PostFormValue("tags"), Entities: r.PostFormValue("entities"), Body: r.PostFormValue("body")}
+		Tags: r.PostFormValue("tags"), Entities: r.PostFormValue("entities"), Triggers: r.PostFormValue("triggers"),
+		Body: r.PostFormValue("body")}
 	var id string
 	changed := false
 	err := s.withRepo(func(repo *gitstore.Repo) error {
@@ -300,6 +312,9 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 		l.Title, l.Project = strings.TrimSpace(f.Title), strings.TrimSpace(f.Project)
 		l.Kind, l.Confidence = learnings.Kind(f.Kind), learnings.Confidence(f.Confidence)
 		l.Tags, l.Entities = splitList(f.Tags), splitList(f.Entities)
+		if r.PostForm.Has("triggers") { // one a line: a trigger may hold a comma
+			l.Triggers = splitLines(f.Triggers)
+		}
 		l.Body = strings.ReplaceAll(f.Body, "\r\n", "\n")
 		if err := l.Validate(); err != nil {
 			return err

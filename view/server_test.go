@@ -283,7 +283,8 @@ func TestEditCommits(t *testing.T) {
 	const ghp = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
 	form := url.Values{"base": {f.base(id)}, "title": {"OAuth callback URL is compared byte for byte"}, "project": {"github.com/acme/auth"},
 		"kind": {"fix"}, "confidence": {"high"}, "tags": {"oauth, callback, oauth"}, "entities": {""},
-		"body": {"Register it exactly.\r\nToken was " + ghp + "\r\n"}}
+		"triggers": {"redirect_uri mismatch, again\r\n\r\ntoken " + ghp + "\r\n"},
+		"body":     {"Register it exactly.\r\nToken was " + ghp + "\r\n"}}
 	code, loc, body := f.post("/learning/"+id+"/edit", form)
 	if code != http.StatusSeeOther || !strings.Contains(loc, "done=saved") {
 		t.Fatalf("edit: %d %s\n%s", code, loc, body)
@@ -295,7 +296,8 @@ func TestEditCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Kind != "fix" || l.Confidence != "high" || strings.Join(l.Tags, ",") != "oauth,callback" || strings.Contains(string(raw), ghp) || strings.Contains(string(raw), "\r") {
+	if l.Kind != "fix" || l.Confidence != "high" || strings.Join(l.Tags, ",") != "oauth,callback" || strings.Contains(string(raw), ghp) || strings.Contains(string(raw), "\r") ||
+		len(l.Triggers) != 2 || l.Triggers[0] != "redirect_uri mismatch, again" {
 		t.Errorf("saved:\n%s", raw)
 	}
 	f.clean()
@@ -303,6 +305,7 @@ func TestEditCommits(t *testing.T) {
 	before := f.head()
 	form.Set("base", f.base(id))
 	form.Set("body", l.Body)
+	form.Set("triggers", strings.Join(l.Triggers, "\n"))
 	if code, loc, _ := f.post("/learning/"+id+"/edit", form); code != 303 || !strings.Contains(loc, "nochange") || f.head() != before {
 		t.Errorf("an unchanged form: %d %s", code, loc)
 	}
