@@ -107,6 +107,8 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
 					entities[i] = redact.String(entities[i])
 				}
 				k.Tags, k.Entities = tags, entities
+				// the words either was asked for by, and the times either was learned
+				k.Triggers = union(k.Triggers, o.Triggers)
 				k.Seen += o.Seen
 				if _, err := learnings.Supersede(o, k, s.o.Now()); err != nil {
 					return "", err

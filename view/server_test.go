@@ -409,7 +409,7 @@ func TestLifecycleWrites(t *testing.T) {
 	}
 	o, _, _ := learnings.Get(f.repo, dup)
 	k, _, _ := learnings.Get(f.repo, oauth)
-	if o.Status != learnings.StatusSuperseded || o.SupersededBy != oauth || k.Title != "OAuth callback URL: register it exactly" || k.Body != "Both said so.\n" {
+	if o.Status != learnings.StatusSuperseded || o.SupersededBy != oauth || k.Title != "OAuth callback URL: register it exactly" || k.Body != "Both said so.\n" || k.Seen != 2 {
 		t.Errorf("after the merge: %+v\n%+v", o, k)
 	}
 	code, loc, _ = f.post("/queue/"+f.entry+"/drop", url.Values{})
