@@ -42,7 +42,9 @@ func benchGet(b *testing.B, s *Server, c *http.Cookie, path string) {
 }
 
 // BenchmarkListPage is the list page's server time: warm (the parsed learnings cached, as
-// every request after the first), cold (the first request after start), and a search.
+// every request after the first), cold (the first request of a first run: every file
+// parsed), restart (the first request after a restart: the previous run's cache decoded),
+// and a search.
 func BenchmarkListPage(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		s, c := benchServer(b, n)
@@ -53,6 +55,16 @@ func BenchmarkListPage(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("cold/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				s.cache = newCache()
+				benchGet(b, s, c, "/")
+			}
+		})
+		b.Run(fmt.Sprintf("restart/%d", n), func(b *testing.B) {
+			s.cache.dirty = true
+			if err := s.cache.save(s.repo); err != nil {
+				b.Fatal(err)
+			}
 			for b.Loop() {
 				s.cache = newCache()
 				benchGet(b, s, c, "/")

@@ -23,6 +23,10 @@ type cache struct {
 	byID   map[string]*learnings.Learning
 	blobOf map[string]plumbing.Hash // by id
 	bad    []error
+	// disk is the previous run's cache (diskcache.go), read at the first load; dirty says
+	// a file was parsed since it was last written.
+	disk  map[string]*learnings.Learning
+	dirty bool
 }
 
 type cached struct {
@@ -46,6 +50,9 @@ func (c *cache) load(r *gitstore.Repo) error {
 	if err != nil {
 		return err
 	}
+	if c.disk == nil {
+		c.disk = readDisk(r)
+	}
 	next := make(map[string]cached, len(files))
 	type job struct {
 		path string
@@ -61,6 +68,11 @@ func (c *cache) load(r *gitstore.Repo) error {
 			next[f.Path] = old
 			continue
 		}
+		if l, ok := c.disk[diskKey(f.Path, f.ID)]; ok {
+			next[f.Path] = cached{blob: f.ID, l: l}
+			continue
+		}
+		c.dirty = true
 		if n, err := r.BlobSize(f.ID); err != nil || n > learnings.MaxFileBytes {
 			// learnings.Read refuses it without reading it, with its message
 			l, _, err := learnings.Read(r, f.Path, f.ID)
@@ -106,6 +118,7 @@ func (c *cache) load(r *gitstore.Repo) error {
 		next[jobs[i].path] = p
 	}
 	learnings.DatesFromHistory(r, undated)
+	c.disk = map[string]*learnings.Learning{} // what it held that HEAD still has is in next
 	c.files, c.head = next, head
 	c.all = c.all[:0]
 	c.bad = c.bad[:0]

@@ -93,16 +93,24 @@ func New(o Options) (*Server, error) {
 // about a second (yaml of every frontmatter), which the command spends while the browser
 // starts instead of on the first page. A request waits for it to finish.
 func (s *Server) Warm() error {
-	return s.withRepo(s.cache.load)
+	return s.withRepo(func(r *gitstore.Repo) error {
+		if err := s.cache.load(r); err != nil {
+			return err
+		}
+		return s.cache.save(r)
+	})
 }
 
 // Token is the per-run secret: the URL the command prints carries it.
 func (s *Server) Token() string { return s.token }
 
-// Close releases the repository.
+// Close keeps the parsed learnings for the next run and releases the repository.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.cache.save(s.repo); err != nil {
+		s.o.Log.Warn("keep the parsed learnings", "err", err)
+	}
 	return s.repo.Close()
 }
 

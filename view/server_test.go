@@ -1,7 +1,9 @@
 package view
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -471,5 +473,62 @@ func TestActivityCounts(t *testing.T) {
 	_, q := f.get("/queue")
 	if !strings.Contains(q, "Pin Go (from codex session") || strings.Contains(q, "Use pnpm (manual)") {
 		t.Errorf("the queue page's drain commits:\n%s", q)
+	}
+}
+
+// The parsed learnings a run keeps for the next are used only for the same file at the same
+// blob, and a cache that does not decode is ignored.
+func TestDiskCache(t *testing.T) {
+	f := newFixture(t)
+	if err := f.srv.Warm(); err != nil {
+		t.Fatal(err)
+	}
+	home := f.repo.Root()
+	f.srv.Close()
+	// mark one cached learning, so that the next run shows whether it read the cache
+	data, err := f.repo.ReadState(diskCacheFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d diskCache
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&d); err != nil || len(d.Learnings) != 4 {
+		t.Fatalf("the cache holds %d learnings (%v)", len(d.Learnings), err)
+	}
+	for _, l := range d.Learnings {
+		if l.ID == f.ids["go"] {
+			l.Title = "FROM THE CACHE"
+		}
+	}
+	var buf bytes.Buffer
+	gob.NewEncoder(&buf).Encode(d)
+	if err := f.repo.WriteState(diskCacheFile, buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	// another process edits one learning: its blob changes
+	old, raw, _ := learnings.Get(f.repo, f.ids["oauth"])
+	if _, _, err := learnings.SaveEdit(context.Background(), f.repo, old, raw, []byte(strings.Replace(string(raw), "title: OAuth redirect", "title: Edited OAuth redirect", 1))); err != nil {
+		t.Fatal(err)
+	}
+	list := func() string {
+		s, err := New(Options{Home: home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:1/?status=all", nil)
+		req.AddCookie(&http.Cookie{Name: cookieName("127.0.0.1:1"), Value: s.Token()})
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		return w.Body.String()
+	}
+	page := list()
+	if !strings.Contains(page, "FROM THE CACHE") || !strings.Contains(page, "Edited OAuth redirect") {
+		t.Errorf("the restart did not use the cache for the same blob, or used it for a changed one:\n%s", page)
+	}
+	if err := f.repo.WriteState(diskCacheFile, []byte("not a gob")); err != nil {
+		t.Fatal(err)
+	}
+	if page := list(); strings.Contains(page, "FROM THE CACHE") || !strings.Contains(page, "Run go test with -count=1") {
+		t.Errorf("a cache that does not decode was used:\n%s", page)
 	}
 }
