@@ -61,6 +61,7 @@ func BenchmarkListPage(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("restart/%d", n), func(b *testing.B) {
+			benchGet(b, s, c, "/")
 			s.cache.dirty = true
 			if err := s.cache.save(s.repo); err != nil {
 				b.Fatal(err)
