@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/history"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 )
@@ -530,5 +531,37 @@ func TestDiskCache(t *testing.T) {
 	}
 	if page := list(); strings.Contains(page, "FROM THE CACHE") || !strings.Contains(page, "Run go test with -count=1") {
 		t.Errorf("a cache that does not decode was used:\n%s", page)
+	}
+}
+
+// The history page is reflect history search: a query shows the sessions with evidence
+// windows; a learning's session links to the session's page, which lists what was learned
+// from it.
+func TestHistoryPage(t *testing.T) {
+	f := newFixture(t)
+	const session = "5b0c2f7e-3d1a-4c8e-9f2b-7a6d1e0c4b93"
+	if _, err := history.At(f.repo.StateDir()).Import(context.Background(), history.ImportOptions{
+		Files: []string{filepath.Join("..", "fixtures", "transcripts", "claude-session.jsonl")}}); err != nil {
+		t.Fatal(err)
+	}
+	l := learnings.New("Use pnpm, not npm, in the webshop", learnings.Global, time.Now())
+	l.Source.Session, l.Source.Harness = session, "claude-code"
+	if _, err := learnings.Create(context.Background(), f.repo, l, "learn: pnpm"); err != nil {
+		t.Fatal(err)
+	}
+	code, body := f.get("/history?q=pnpm")
+	if code != 200 || !strings.Contains(body, "no, use pnpm instead of npm") || !strings.Contains(body, `class="msg role-user hit"`) {
+		t.Errorf("a history search: %d\n%s", code, body)
+	}
+	_, page := f.get("/learning/" + l.ID)
+	if !strings.Contains(page, `href="/history?session=`+session+`"`) {
+		t.Errorf("the learning does not link its session:\n%s", page)
+	}
+	_, body = f.get("/history?session=" + session)
+	if !strings.Contains(body, "the checkout tests fail on CI") || !strings.Contains(body, "Use pnpm, not npm, in the webshop") {
+		t.Errorf("the session's page:\n%s", body)
+	}
+	if _, body = f.get("/history?session=nope"); !strings.Contains(body, "is not in this machine") {
+		t.Errorf("an unknown session:\n%s", body)
 	}
 }
