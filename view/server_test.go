@@ -565,3 +565,32 @@ func TestHistoryPage(t *testing.T) {
 		t.Errorf("an unknown session:\n%s", body)
 	}
 }
+
+// Retry is reflect queue retry: a failed capture back in the queue, one commit; a pending
+// one cannot be retried.
+func TestQueueRetry(t *testing.T) {
+	f := newFixture(t)
+	now := time.Now()
+	e := &queue.Entry{ID: queue.NewID(now), Harness: "codex", Session: "sess-2", Trigger: "stop", Project: "_global",
+		Machine: "laptop", Created: now, Updated: now, Error: "the extractor timed out", Attempts: 3,
+		Digest: queue.Digest{Prompts: 1, Notes: []queue.Note{{Kind: "prompt", Text: "fix the build"}}}}
+	data, _ := json.Marshal(e)
+	if _, err := f.repo.Commit(context.Background(), "drain: failed", map[string][]byte{queue.FailedPath(e.ID): data}); err != nil {
+		t.Fatal(err)
+	}
+	_, page := f.get("/queue/" + e.ID)
+	if !strings.Contains(page, "the extractor timed out") || !strings.Contains(page, "/queue/"+e.ID+"/retry") {
+		t.Errorf("a failed entry's page:\n%s", page)
+	}
+	before := f.head()
+	if code, _, body := f.post("/queue/"+f.entry+"/retry", url.Values{}); code != 404 || !strings.Contains(body, "nothing was committed") || f.head() != before {
+		t.Errorf("retry of a pending entry: %d\n%.1000s", code, body)
+	}
+	if code, loc, _ := f.post("/queue/"+e.ID+"/retry", url.Values{}); code != 303 || !strings.Contains(loc, "retried") {
+		t.Fatalf("retry: %d %s", code, loc)
+	}
+	if _, err := f.repo.ReadFile(queue.Path(e.ID)); err != nil {
+		t.Errorf("the entry is not back in the queue: %v", err)
+	}
+	f.clean()
+}
