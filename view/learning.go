@@ -65,9 +65,10 @@ type learningData struct {
 	Session      string
 }
 
-func (s *Server) learning(w http.ResponseWriter, r *http.Request) {
-	var d learningData
-	err := s.withRepo(func(repo *gitstore.Repo) error {
+// withLearning runs fn with the repository and the learning the URL's {id} names (any part
+// of its id that no other holds, as the CLI takes it).
+func (s *Server) withLearning(r *http.Request, fn func(*gitstore.Repo, *learnings.Learning) error) error {
+	return s.withRepo(func(repo *gitstore.Repo) error {
 		if err := s.cache.load(repo); err != nil {
 			return err
 		}
@@ -75,6 +76,14 @@ func (s *Server) learning(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
+		return fn(repo, l)
+	})
+}
+
+func (s *Server) learning(w http.ResponseWriter, r *http.Request) {
+	var d learningData
+	err := s.withLearning(r, func(repo *gitstore.Repo, l *learnings.Learning) error {
+		var err error
 		d, err = s.learningData(r.Context(), repo, l)
 		return err
 	})
@@ -271,14 +280,7 @@ func withChoices(f editForm) editForm {
 
 func (s *Server) editForm(w http.ResponseWriter, r *http.Request) {
 	var f editForm
-	err := s.withRepo(func(repo *gitstore.Repo) error {
-		if err := s.cache.load(repo); err != nil {
-			return err
-		}
-		l, err := s.cache.resolve(r.PathValue("id"))
-		if err != nil {
-			return err
-		}
+	err := s.withLearning(r, func(_ *gitstore.Repo, l *learnings.Learning) error {
 		f = editForm{ID: l.ID, Base: s.cache.blobOf[l.ID].String(), Title: l.Title, Project: l.Project, Kind: string(l.Kind),
 			Confidence: string(l.Confidence), Tags: strings.Join(l.Tags, ", "), Entities: strings.Join(l.Entities, ", "),
 			Triggers: strings.Join(l.Triggers, "\n"), Body: l.Body}
@@ -462,14 +464,7 @@ func (s *Server) supersede(w http.ResponseWriter, r *http.Request) {
 func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request, done string, others []string, op func([]*learnings.Learning) (bool, string, error)) {
 	var id string
 	var changed bool
-	err := s.withRepo(func(repo *gitstore.Repo) error {
-		if err := s.cache.load(repo); err != nil {
-			return err
-		}
-		l, err := s.cache.resolve(r.PathValue("id"))
-		if err != nil {
-			return err
-		}
+	err := s.withLearning(r, func(repo *gitstore.Repo, l *learnings.Learning) error {
 		id = l.ID
 		base, err := postedBase(r, "base")
 		if err != nil {
