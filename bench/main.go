@@ -12,6 +12,7 @@
 //	go run ./bench -mcp            # reflect mcp: a memory_search round trip beside reflect search, 10,000 learnings
 //	go run ./bench -handoff        # the handoff's cost to SessionStart and to a capture at 10,000 learnings
 //	go run ./bench -fresh          # what checking anchors adds to a recall at 10,000 learnings
+//	go run ./bench -view           # reflect view's list and search pages at 10,000 learnings
 package main
 
 import (
@@ -54,6 +55,7 @@ func main() {
 	syncMode := flag.Bool("sync", false, "measure reflect sync of two clones diverged by 1,000 learnings each, beside the git CLI")
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
+	viewMode := flag.Bool("view", false, "measure reflect view's list and search pages at 10,000 learnings beside reflect list --format json")
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
 	mcpMode := flag.Bool("mcp", false, "measure a memory_search call to reflect mcp (100 calls, one process) beside reflect search at 10,000 learnings")
 	handoffMode := flag.Bool("handoff", false, "measure the handoff's cost to SessionStart and to a capture at 10,000 learnings")
@@ -85,6 +87,12 @@ func main() {
 			n, r = 1000, 11
 		}
 		err = runFresh(n, r)
+	} else if *viewMode {
+		n, r := 10000, 21
+		if *quick {
+			n, r = 1000, 5
+		}
+		err = runView(n, r)
 	} else if *historyMode {
 		n, r := 100000, 21
 		if *quick {

@@ -401,12 +401,12 @@ func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited
 }
 
 // redact replaces the secrets in what a person or an agent wrote into a learning: the title
-// (which the commit subject repeats), the body, tags and entities. The hooks redact what they
-// capture, but `reflect add`, an edit and whatever else commits a learning come through here,
-// and a secret in a commit is pushed with it.
+// (which the commit subject repeats), the body, tags, entities and triggers. The hooks redact
+// what they capture, but `reflect add`, an edit and whatever else commits a learning come
+// through here, and a secret in a commit is pushed with it.
 func (l *Learning) redact() {
 	l.Title, l.Body = redact.String(l.Title), redact.String(l.Body)
-	for _, list := range [][]string{l.Tags, l.Entities} {
+	for _, list := range [][]string{l.Tags, l.Entities, l.Triggers} {
 		for i := range list {
 			list[i] = redact.String(list[i])
 		}

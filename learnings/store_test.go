@@ -26,7 +26,7 @@ func TestCommitsAreRedacted(t *testing.T) {
 	}
 	l := New("Log in with "+vault, Global, time.Now())
 	l.Body = "export TWILIO_API_KEY=" + twilio + "\n"
-	l.Tags, l.Entities = []string{"key " + age}, []string{"vault " + vault}
+	l.Tags, l.Entities, l.Triggers = []string{"key " + age}, []string{"vault " + vault}, []string{"error with " + twilio}
 	if _, err := Create(ctx, r, l, "learn: "+l.Title+" with "+twilio); err != nil {
 		t.Fatal(err)
 	}

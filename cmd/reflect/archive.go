@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,11 +25,7 @@ func (a *app) archiveCmd() *cobra.Command {
 				if changed = l.Archive(time.Now()); !changed {
 					return "", nil
 				}
-				msg := "archive: " + l.ID + " " + l.Title
-				if reason != "" {
-					msg += "\n\nReason: " + reason
-				}
-				return msg, nil
+				return learnings.ArchiveMessage(l, reason), nil
 			})
 			if err != nil {
 				return err
@@ -72,7 +67,7 @@ func (a *app) supersedeCmd() *cobra.Command {
 				if changed, err = learnings.Supersede(ls[0], ls[1], time.Now()); err != nil || !changed {
 					return "", err
 				}
-				return fmt.Sprintf("supersede: %s by %s\n\n%s\n→ %s", ls[0].ID, ls[1].ID, ls[0].Title, ls[1].Title), nil
+				return learnings.SupersedeMessage(ls[0], ls[1]), nil
 			})
 			if err != nil {
 				return err

@@ -81,6 +81,7 @@ review, edit and sync like code.`,
 		a.doctorCmd(), a.historyCmd(), a.configCmd(), a.newCmd(), a.fmtCmd(), a.staleCmd(),
 		a.mcpCmd(),
 		a.handoffCmd(),
+		a.viewCmd(),
 	)
 	// a command that only groups others takes no argument of its own: a word that names no
 	// subcommand is a usage error, typed as every other one (not cobra's plain error)

@@ -1,0 +1,93 @@
+package view
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
+)
+
+// benchServer serves a memory of n synthetic learnings (20 projects, n/10 commits).
+func benchServer(b *testing.B, n int) (*Server, *http.Cookie) {
+	b.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(b.TempDir(), "mem")
+	if _, _, err := gitstore.Init(ctx, dir, gitstore.InitOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := fixtures.BuildRepo(ctx, dir, n, max(1, min(n/10, 1000)), 20); err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(Options{Home: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s, &http.Cookie{Name: cookieName("127.0.0.1:1"), Value: s.Token()}
+}
+
+func benchGet(b *testing.B, s *Server, c *http.Cookie, path string) {
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:1"+path, nil)
+	req.AddCookie(c)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		b.Fatalf("GET %s: %d %s", path, w.Code, w.Body.String()[:min(w.Body.Len(), 300)])
+	}
+}
+
+// BenchmarkListPage is the list page's server time: warm (the parsed learnings cached, as
+// every request after the first), cold (the first request of a first run: every file
+// parsed), restart (the first request after a restart: the previous run's cache decoded),
+// and a search.
+func BenchmarkListPage(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		s, c := benchServer(b, n)
+		b.Run(fmt.Sprintf("warm/%d", n), func(b *testing.B) {
+			benchGet(b, s, c, "/")
+			for b.Loop() {
+				benchGet(b, s, c, "/")
+			}
+		})
+		b.Run(fmt.Sprintf("cold/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				s.cache = newCache()
+				benchGet(b, s, c, "/")
+			}
+		})
+		b.Run(fmt.Sprintf("restart/%d", n), func(b *testing.B) {
+			benchGet(b, s, c, "/")
+			s.cache.dirty = true
+			if err := s.cache.save(s.repo); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				s.cache = newCache()
+				benchGet(b, s, c, "/")
+			}
+		})
+		b.Run(fmt.Sprintf("search/%d", n), func(b *testing.B) {
+			benchGet(b, s, c, "/?q=redirect")
+			for b.Loop() {
+				benchGet(b, s, c, "/?q=redirect")
+			}
+		})
+	}
+}
+
+// BenchmarkLearningPage is a learning's page: its history (a walk of up to 2,000 commits),
+// diffs, merge candidates from the index.
+func BenchmarkLearningPage(b *testing.B) {
+	s, c := benchServer(b, 10000)
+	benchGet(b, s, c, "/")
+	id := s.cache.all[len(s.cache.all)/2].ID
+	benchGet(b, s, c, "/learning/"+id)
+	for b.Loop() {
+		benchGet(b, s, c, "/learning/"+id)
+	}
+}

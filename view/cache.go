@@ -1,0 +1,155 @@
+package view
+
+import (
+	"errors"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// cache holds HEAD's learnings parsed, by path and blob: a page after a change reparses only
+// the files whose blob changed. Parsing all of 10,000 learnings takes most of a second
+// (learnings.LoadAll), which the list page must not pay on every request.
+type cache struct {
+	head   plumbing.Hash
+	files  map[string]cached // by path
+	all    []*learnings.Learning
+	byID   map[string]*learnings.Learning
+	blobOf map[string]plumbing.Hash // by id
+	bad    []error
+	// disk is the previous run's cache (diskcache.go), read at the first load; dirty says
+	// a file was parsed since it was last written.
+	disk  map[string]*learnings.Learning
+	dirty bool
+}
+
+type cached struct {
+	blob plumbing.Hash
+	l    *learnings.Learning
+	err  error
+}
+
+func newCache() *cache { return &cache{files: map[string]cached{}} }
+
+// load brings the cache to r's HEAD.
+func (c *cache) load(r *gitstore.Repo) error {
+	head, err := r.Head()
+	if err != nil {
+		return err
+	}
+	if head == c.head && c.byID != nil {
+		return nil
+	}
+	files, err := r.Walk(learnings.Dir)
+	if err != nil {
+		return err
+	}
+	if c.disk == nil {
+		c.disk = readDisk(r)
+	}
+	next := make(map[string]cached, len(files))
+	type job struct {
+		path string
+		blob plumbing.Hash
+		raw  []byte
+	}
+	var jobs []job
+	for _, f := range files {
+		if _, ok := learnings.IDFromPath(f.Path); !ok {
+			continue
+		}
+		if old, ok := c.files[f.Path]; ok && old.blob == f.ID {
+			next[f.Path] = old
+			continue
+		}
+		if l, ok := c.disk[diskKey(f.Path, f.ID)]; ok {
+			next[f.Path] = cached{blob: f.ID, l: l}
+			continue
+		}
+		c.dirty = true
+		if n, err := r.BlobSize(f.ID); err != nil || n > learnings.MaxFileBytes {
+			// learnings.Read refuses it without reading it, with its message
+			l, _, err := learnings.Read(r, f.Path, f.ID)
+			var fe *learnings.FieldError
+			if err != nil && !errors.As(err, &fe) {
+				return err
+			}
+			next[f.Path] = cached{blob: f.ID, l: l, err: err}
+			continue
+		}
+		raw, err := r.ReadBlob(f.ID)
+		if err != nil {
+			return err
+		}
+		jobs = append(jobs, job{f.Path, f.ID, raw})
+	}
+	// the repository is read on this goroutine (gitstore's caches are not shared safely);
+	// parsing, most of the cost (yaml), runs on every core: 10,000 learnings took 1.1 s on
+	// one core
+	parsed := make([]cached, len(jobs))
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(jobs); i += workers {
+				l, err := learnings.Parse(jobs[i].path, jobs[i].raw)
+				parsed[i] = cached{blob: jobs[i].blob, l: l, err: err}
+			}
+		}()
+	}
+	wg.Wait()
+	undated := map[string]*learnings.Learning{}
+	for i, p := range parsed {
+		var fe *learnings.FieldError
+		if p.err != nil && !errors.As(p.err, &fe) {
+			return p.err
+		}
+		if p.err == nil && (p.l.Created.IsZero() || p.l.Updated.IsZero()) {
+			undated[jobs[i].path] = p.l
+		}
+		next[jobs[i].path] = p
+	}
+	learnings.DatesFromHistory(r, undated)
+	c.disk = map[string]*learnings.Learning{} // what it held that HEAD still has is in next
+	c.files, c.head = next, head
+	c.all = c.all[:0]
+	c.bad = c.bad[:0]
+	c.byID = make(map[string]*learnings.Learning, len(next))
+	c.blobOf = make(map[string]plumbing.Hash, len(next))
+	for _, f := range next {
+		if f.err != nil {
+			c.bad = append(c.bad, f.err)
+			continue
+		}
+		c.all = append(c.all, f.l)
+		c.byID[f.l.ID] = f.l
+		c.blobOf[f.l.ID] = f.blob
+	}
+	sort.Slice(c.all, func(i, j int) bool { return c.all[i].ID < c.all[j].ID })
+	sort.Slice(c.bad, func(i, j int) bool { return c.bad[i].Error() < c.bad[j].Error() })
+	return nil
+}
+
+// resolve finds a learning by its id or a unique part of it, as the CLI does.
+func (c *cache) resolve(id string) (*learnings.Learning, error) {
+	if l, ok := c.byID[id]; ok {
+		return l, nil
+	}
+	refs := make([]learnings.Ref, 0, len(c.all))
+	for _, l := range c.all {
+		refs = append(refs, learnings.Ref{ID: l.ID, Path: l.RelPath(), Blob: c.blobOf[l.ID]})
+	}
+	ref, err := learnings.Resolve(refs, strings.TrimSpace(id))
+	if err != nil {
+		return nil, err
+	}
+	return c.byID[ref.ID], nil
+}
