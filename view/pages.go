@@ -80,7 +80,7 @@ var flashes = map[string]string{
 	"saved": "Saved: one commit.", "nochange": "Nothing changed: no commit.",
 	"archived": "Archived: one commit.", "superseded": "Superseded: one commit.",
 	"merged": "Merged: one commit.", "retried": "Back in the queue: one commit.",
-	"dropped": "Dropped: one commit.", "already": "It was already so: no commit.",
+	"dropped": "Dropped: one commit.", "reanchored": "Kept and re-anchored to the files as they are now: one commit.", "already": "It was already so: no commit.",
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
@@ -146,6 +146,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /learning/{id}/edit", s.edit)
 	m.HandleFunc("POST /learning/{id}/archive", s.archive)
 	m.HandleFunc("POST /learning/{id}/supersede", s.supersede)
+	m.HandleFunc("POST /learning/{id}/keep", s.keep)
 	m.HandleFunc("GET /merge", s.mergeForm)
 	m.HandleFunc("POST /merge", s.merge)
 	m.HandleFunc("GET /queue", s.queue)
