@@ -141,6 +141,12 @@ func TestFreshnessFilter(t *testing.T) {
 	if _, page := d.get("/?fresh=unchecked"); len(rowsOf(page)) != 7 {
 		t.Errorf("with the work tree gone, unchecked lists %d", len(rowsOf(page)))
 	}
+	if _, page := d.get("/learning/" + d.ids["drift"]); !strings.Contains(page, `id="unchecked">Makefile <span`) || strings.Contains(page, `id="keep"`) {
+		t.Errorf("an anchored learning of a project not checked out here:\n%s", page)
+	}
+	if code, _, body := d.post("/learning/"+d.ids["drift"]+"/keep", url.Values{"base": {d.base(d.ids["drift"])}}); code != 400 || !strings.Contains(body, "no work tree of github.com/acme/auth is known") {
+		t.Errorf("keep without the work tree: %d\n%.1500s", code, body)
+	}
 }
 
 func TestDriftedPage(t *testing.T) {

@@ -68,6 +68,9 @@ type learningData struct {
 	// it has none or the project's work tree is not known here.
 	Stale         *anchor.Stale
 	ArchiveReason string
+	// Anchors are the anchored paths of a learning that cannot be checked here (its
+	// project's work tree is not known on this machine).
+	Anchors []string
 }
 
 // withLearning runs fn with the repository and the learning the URL's {id} names (any part
@@ -138,7 +141,12 @@ func (s *Server) learningData(ctx context.Context, repo *gitstore.Repo, l *learn
 	}
 	d.Similar = s.similar(ctx, repo, l)
 	d.Stale = staleOf(ctx, repo, l)
-	if d.Stale != nil && d.Stale.Freshness.State != anchor.Fresh {
+	switch {
+	case d.Stale == nil:
+		for _, a := range l.AnchorList() {
+			d.Anchors = append(d.Anchors, a.Path)
+		}
+	case d.Stale.Freshness.State != anchor.Fresh:
 		d.ArchiveReason = anchor.ArchiveReason
 	}
 	return d, nil
