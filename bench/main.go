@@ -9,6 +9,7 @@
 //	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
 //	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
 //	go run ./bench -history        # session history: import throughput, search at 100,000 messages
+//	go run ./bench -history -deja /tmp/deja  # the same beside deja-vu: 2,000 sessions, 134,000 messages
 package main
 
 import (
@@ -52,13 +53,23 @@ func main() {
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
+	deja := flag.String("deja", "", "with -history: a deja-vu binary to measure beside reflect (built from github.com/vshulcz/deja-vu with go build ./cmd/deja)")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
 	if *quick {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *historyMode {
+	if *historyMode && *deja != "" {
+		sessions, imports, r := 2000, 3, 7
+		if *quick {
+			sessions, imports, r = 200, 1, 3
+		}
+		err = runDeja(*deja, sessions, 67, imports, r)
+	} else if *historyMode {
+		if *deja == "" {
+			fmt.Fprintln(os.Stderr, "bench: no -deja PATH given: measuring reflect alone (go run ./bench -history -deja PATH adds deja-vu beside it)")
+		}
 		n, r := 100000, 21
 		if *quick {
 			n, r = 10000, 7
