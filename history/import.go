@@ -145,12 +145,14 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 	}
 	touched := map[string]bool{}
 	var runErr error
+	next, stop := readAhead(jobs)
+	defer stop()
 	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			runErr = err
 			break
 		}
-		n, err := a.importFile(st, j, w, rep, touched, o.Log)
+		n, err := a.importFile(st, j, next(i), w, rep, touched, o.Log)
 		if err != nil {
 			runErr = err
 			break
@@ -362,12 +364,8 @@ func without(list []string, s string) []string {
 
 // importFile reads one transcript from j.from on and adds its new messages. It reports
 // whether the archive changed; a file that cannot be used is reported, not an error.
-func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched map[string]bool, log *slog.Logger) (bool, error) {
-	harness := transcript.Harness("")
-	if j.prev != nil && !j.rewrite {
-		harness = transcript.Harness(j.prev.Harness)
-	}
-	s, err := transcript.ReadFileFrom(j.path, j.from, harness)
+func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Report, touched map[string]bool, log *slog.Logger) (bool, error) {
+	s, err := rd.s, rd.err
 	if err != nil {
 		reason := "cannot read it: " + unwrapPath(err)
 		if errors.Is(err, transcript.ErrUnknownHarness) {
@@ -401,17 +399,10 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 	}
 	fst.Lines += s.Lines
 	fst.Skipped += s.Skipped
-	fst.Head, fst.HeadLen, err = headHash(j.path, headBytes)
-	if err != nil {
-		return false, err
+	if rd.headErr != nil {
+		return false, rd.headErr
 	}
-	if fst.HeadLen > s.End {
-		// hash only what was read: bytes past it may still change (a line being written)
-		fst.Head, fst.HeadLen, err = headHash(j.path, s.End)
-		if err != nil {
-			return false, err
-		}
-	}
+	fst.Head, fst.HeadLen = rd.head, rd.headLen
 	defer func() { st.Files[j.path] = fst }()
 	if s.Lines > 0 && s.Skipped == s.Lines && fst.Stream == "" {
 		rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, "no usable line (" + reasons(s.SkipReasons) + ")"})
@@ -420,7 +411,7 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 	for k, n := range s.SkipReasons {
 		rep.SkippedLines[k] += n
 	}
-	recs := keep(s)
+	recs := rd.recs
 	if len(recs) == 0 && fst.Stream == "" {
 		return true, nil
 	}
@@ -473,7 +464,7 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 		return false, fmt.Errorf("write the store of %s: %w", strm.Name, err)
 	}
 	for i := range recs {
-		if err := w.index(strm.Name, &recs[i], sess.Project); err != nil {
+		if err := w.indexRead(strm.Name, &recs[i], rd.bodies[i], sess.Project); err != nil {
 			return false, err
 		}
 	}

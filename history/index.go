@@ -139,6 +139,17 @@ func (w *writer) index(stream string, r *record, project string) error {
 	}
 }
 
+// indexRead adds the document of r, whose body's terms a read-ahead goroutine made.
+func (w *writer) indexRead(stream string, r *record, body terms, project string) error {
+	select {
+	case w.ops <- op{docID(stream, r.Seq, r.class()), w.t.join(r.Tool, body, project)}:
+		return nil
+	case err := <-w.done:
+		w.done <- err
+		return fmt.Errorf("index: %w", err)
+	}
+}
+
 // delete removes a document; a build has nothing to remove.
 func (w *writer) delete(id string) error {
 	if w.b != nil {
