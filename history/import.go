@@ -145,7 +145,11 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 	}
 	touched := map[string]bool{}
 	var runErr error
-	next, stop := readAhead(jobs)
+	storeDir := ""
+	if len(jobs) > 0 && os.MkdirAll(filepath.Dir(a.storePath("x")), 0o755) == nil {
+		storeDir = filepath.Dir(a.storePath("x")) // (when it fails, appendStore reports it)
+	}
+	next, stop := readAhead(jobs, storeDir)
 	defer stop()
 	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
@@ -504,20 +508,7 @@ func keep(s *transcript.Session) []record {
 // session: <harness>-<session id>, plus the subagent's name for a Claude subagent file,
 // plus a hash of the path when another file already has that name (a copy, a fork).
 func (a *Archive) newStream(st *state, s *transcript.Session, path string) string {
-	id := s.ID
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	}
-	key := string(s.Harness) + "-" + id
-	agent := ""
-	base := filepath.Base(path)
-	if strings.HasPrefix(base, "agent-") || strings.Contains(filepath.ToSlash(path), "/subagents/") {
-		agent = strings.TrimSuffix(base, ".jsonl")
-	}
-	name := safeName(key)
-	if agent != "" {
-		name += "-" + safeName(agent)
-	}
+	id, key, agent, name := streamName(s, path)
 	if other := st.Streams[name]; other != nil && other.Path != path {
 		sum := sha256.Sum256([]byte(path))
 		name += "-" + hex.EncodeToString(sum[:4])
@@ -531,6 +522,25 @@ func (a *Archive) newStream(st *state, s *transcript.Session, path string) strin
 	sess.Streams = append(sess.Streams, name)
 	sort.Strings(sess.Streams)
 	return name
+}
+
+// streamName is the session id, session key, subagent and store name of a file read for the
+// first time, before newStream looks for another file of that name.
+func streamName(s *transcript.Session, path string) (id, key, agent, name string) {
+	id = s.ID
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	}
+	key = string(s.Harness) + "-" + id
+	base := filepath.Base(path)
+	if strings.HasPrefix(base, "agent-") || strings.Contains(filepath.ToSlash(path), "/subagents/") {
+		agent = strings.TrimSuffix(base, ".jsonl")
+	}
+	name = safeName(key)
+	if agent != "" {
+		name += "-" + safeName(agent)
+	}
+	return id, key, agent, name
 }
 
 // updateSession takes what a read says of its session: directory, project, branch, times.

@@ -1,6 +1,8 @@
 package history
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 
@@ -41,7 +43,8 @@ const readAheadBytes = 32 << 20
 
 // readAhead reads jobs in the background. next(i) waits for job i's read and must be
 // called in order; stop ends the goroutines (reads under way finish and are dropped).
-func readAhead(jobs []job) (next func(i int) *fileRead, stop func()) {
+// storeDir, when set, is the folder of the stores (it exists).
+func readAhead(jobs []job, storeDir string) (next func(i int) *fileRead, stop func()) {
 	results := make([]chan *fileRead, len(jobs))
 	for i := range results {
 		results[i] = make(chan *fileRead, 1)
@@ -81,7 +84,7 @@ func readAhead(jobs []job) (next func(i int) *fileRead, stop func()) {
 					continue
 				default:
 				}
-				results[i] <- readFile(jobs[i], t)
+				results[i] <- readFile(jobs[i], t, storeDir)
 			}
 		}()
 	}
@@ -102,7 +105,7 @@ func readAhead(jobs []job) (next func(i int) *fileRead, stop func()) {
 
 // readFile reads one job's file from its offset: the messages, the hash of its head, the
 // records a store keeps and their terms.
-func readFile(j job, t *termer) *fileRead {
+func readFile(j job, t *termer, storeDir string) *fileRead {
 	harness := transcript.Harness("")
 	if j.prev != nil && !j.rewrite {
 		harness = transcript.Harness(j.prev.Harness)
@@ -118,6 +121,18 @@ func readFile(j job, t *termer) *fileRead {
 		r.head, r.headLen, r.headErr = headHash(j.path, r.s.End)
 	}
 	r.recs = keep(r.s)
+	if len(r.recs) > 0 && (j.prev == nil || j.prev.Stream == "" || j.rewrite) && storeDir != "" {
+		// the store a new file will most likely get, created here rather than on the
+		// goroutine that files the reads: creating a file costs 0.3–0.7 ms of CPU here, and
+		// the 2,000 stores of the corpus took 1.5 s of that goroutine (profile).
+		// Opening with O_CREAT leaves an existing file as it is, and the filing cuts the
+		// store back to the size it records (0 for a new stream) before it appends; a name
+		// the filing does not take (another file has it) is thereby never changed here.
+		_, _, _, name := streamName(r.s, j.path)
+		if f, err := os.OpenFile(filepath.Join(storeDir, name+".jsonl"), os.O_RDONLY|os.O_CREATE, 0o644); err == nil {
+			f.Close()
+		}
+	}
 	r.bodies = make([]terms, len(r.recs))
 	for k := range r.recs {
 		r.bodies[k].text, r.bodies[k].grams = t.split(r.recs[k].body())
