@@ -12,6 +12,9 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	// an index built before history_spaces names this tokenizer in its mapping: without it
+	// registered, such an index does not open
+	_ "github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 

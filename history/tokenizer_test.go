@@ -1,20 +1,70 @@
 package history
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
 )
+
+// whitespaceTokenizer is bleve's whitespace tokenizer, found by name as an index's mapping
+// finds it: this test binary does not import its package, so that the package's own
+// imports must register it.
+func whitespaceTokenizer(tb testing.TB) analysis.Tokenizer {
+	tb.Helper()
+	tok, err := registry.NewCache().TokenizerNamed("whitespace")
+	if err != nil {
+		tb.Fatalf("the tokenizer indexes built before history_spaces name: %v", err)
+	}
+	return tok
+}
+
+// oldMapping is the mapping an index built before history_spaces holds (index_meta.json).
+const oldMapping = `{"default_mapping":{"enabled":true,"dynamic":false,"properties":{"cjk":{"enabled":true,"dynamic":true,"fields":[{"type":"text","analyzer":"keyword","index":true}]},"project":{"enabled":true,"dynamic":true,"fields":[{"type":"text","analyzer":"keyword","index":true}]},"text":{"enabled":true,"dynamic":true,"fields":[{"type":"text","analyzer":"history_terms","index":true}]}}},"type_field":"_type","default_type":"_default","default_analyzer":"history_terms","default_datetime_parser":"dateTimeOptional","scoring_model":"bm25","default_field":"_all","store_dynamic":false,"index_dynamic":false,"docvalues_dynamic":false,"analysis":{"analyzers":{"history_terms":{"tokenizer":"whitespace","type":"custom"}}}}`
+
+// TestOldIndexOpens: an index the previous version built (whitespace tokenizer, an _all
+// field) opens and finds its documents by the text field as before.
+func TestOldIndexOpens(t *testing.T) {
+	var m mapping.IndexMappingImpl
+	if err := json.Unmarshal([]byte(oldMapping), &m); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "index")
+	idx, err := bleve.New(dir, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := newTermer()
+	if err := idx.Index("s:0:u", tr.fields(&record{Text: "the deploy failed with ERR_SOCKET_TIMEOUT"}, "local/api")); err != nil {
+		t.Fatal(err)
+	}
+	idx.Close()
+	idx, err = openIndex(dir, true, time.Second)
+	if err != nil {
+		t.Fatalf("an index of the previous version does not open: %v", err)
+	}
+	defer idx.Close()
+	q := bleve.NewTermQuery("err_socket_timeout")
+	if terms := tr.analyze("ERR_SOCKET_TIMEOUT"); len(terms) > 0 {
+		q = bleve.NewTermQuery(terms[0])
+	}
+	q.SetField("text")
+	res, err := idx.Search(bleve.NewSearchRequest(q))
+	if err != nil || res.Total != 1 {
+		t.Fatalf("search of the previous version's index: %v, %v", err, res)
+	}
+}
 
 // TestSpacesTokenizerAsWhitespace: on what termer writes (and on stray spaces) the text
 // field's tokenizer gives exactly the tokens bleve's whitespace tokenizer gave.
 func TestSpacesTokenizerAsWhitespace(t *testing.T) {
-	ws, err := whitespace.TokenizerConstructor(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := whitespaceTokenizer(t)
 	tr := newTermer()
 	inputs := []string{"", " ", "   ", "a", "one two", " lead", "trail ", "two  spaces", "  both  ends  "}
 	for _, s := range []string{
@@ -50,7 +100,7 @@ func BenchmarkTokenize(b *testing.B) {
 	for _, tt := range []struct {
 		name string
 		tok  analysis.Tokenizer
-	}{{"spaces", spacesTokenizer{}}, {"whitespace", func() analysis.Tokenizer { t, _ := whitespace.TokenizerConstructor(nil, nil); return t }()}} {
+	}{{"spaces", spacesTokenizer{}}, {"whitespace", whitespaceTokenizer(b)}} {
 		b.Run(tt.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
