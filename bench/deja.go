@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/reflect-memory/reflect/fixtures"
 )
 
 // runDeja measures reflect beside deja-vu (github.com/vshulcz/deja-vu, the fastest
@@ -22,33 +20,15 @@ func runDeja(deja string, sessions, perSession, importRuns, runs int) error {
 		return fmt.Errorf("-deja %s: %w (build it from a checkout of github.com/vshulcz/deja-vu with `go build -o /tmp/deja ./cmd/deja`)", deja, err)
 	}
 	deja, _ = filepath.Abs(deja)
-	tmp, bin, env, err := setup("deja-")
-	defer os.RemoveAll(tmp)
+	r, err := newHistoryRun("deja-", sessions*perSession, perSession)
+	if r != nil {
+		defer os.RemoveAll(r.tmp)
+	}
 	if err != nil {
 		return err
 	}
-	home := filepath.Join(tmp, "mem")
-	if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
-		return fmt.Errorf("init: %v: %s", err, out)
-	}
-	var projects []string
-	for _, name := range []string{"api", "web", "infra", "data"} {
-		dir := filepath.Join(tmp, "src", name)
-		for _, args := range [][]string{{"init", "-q", dir}, {"-C", dir, "remote", "add", "origin", "https://github.com/bench/" + name + ".git"}} {
-			if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
-				return fmt.Errorf("git %v: %v: %s", args, err, out)
-			}
-		}
-		projects = append(projects, dir)
-	}
-	claude, codex := filepath.Join(tmp, ".claude", "projects"), filepath.Join(tmp, ".codex", "sessions")
-	const needle = "ERR_SOCKET_TIMEOUT_7731"
-	fmt.Fprintf(os.Stderr, "writing %d sessions of %d messages...\n", sessions, perSession)
-	st, err := fixtures.WriteSessions(fixtures.SynthSessions{ClaudeDir: claude, CodexDir: codex, Messages: sessions * perSession,
-		PerSession: perSession, Projects: projects, Needle: needle, NeedleEvery: 25, Seed: 7})
-	if err != nil {
-		return err
-	}
+	tmp, bin, env, home, projects, st := r.tmp, r.bin, r.env, r.home, r.projects, r.st
+	const needle = historyNeedle
 	// timed runs one process and returns its wall time and peak resident memory
 	timed := func(dir, name string, args ...string) (float64, int64, string, error) {
 		c := command(env, dir, name, args...)
