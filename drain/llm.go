@@ -9,12 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/internal/procgroup"
 	"github.com/reflect-memory/reflect/queue"
 )
@@ -279,13 +279,13 @@ func (x *childExtractor) failure(exit int, said string) error {
 
 // pauseSigns are what auth, login, quota and billing failures say. They are checked
 // before anything transient: "usage limit" and "insufficient_quota" come with a 429 too.
-var pauseSigns = regexp.MustCompile(`authenticat|unauthori[sz]ed|\bnot logged in|\blog ?in\b|/login|` +
+var pauseSigns = lazyregexp.New(`authenticat|unauthori[sz]ed|\bnot logged in|\blog ?in\b|/login|` +
 	`api[ _-]?key|\b40[13]\b|forbidden|quota|credit balance|billing|payment|\b402\b|` +
 	`usage limit|subscription|access denied`)
 
 // transientSigns name what is retried in the error message; a failure that matches
 // neither list is retried as well.
-var transientSigns = regexp.MustCompile(`overloaded|\b5\d\d\b|\b429\b|rate[ _-]?limit|timed? ?out|connection|temporar`)
+var transientSigns = lazyregexp.New(`overloaded|\b5\d\d\b|\b429\b|rate[ _-]?limit|timed? ?out|connection|temporar`)
 
 // failDetail renders what a program said as ": first meaningful text", one line, bounded.
 func failDetail(said string) string {

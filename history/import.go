@@ -145,12 +145,18 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 	}
 	touched := map[string]bool{}
 	var runErr error
+	storeDir := ""
+	if len(jobs) > 0 && os.MkdirAll(filepath.Dir(a.storePath("x")), 0o755) == nil {
+		storeDir = filepath.Dir(a.storePath("x")) // (when it fails, appendStore reports it)
+	}
+	next, stop := readAhead(jobs, storeDir)
+	defer stop()
 	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			runErr = err
 			break
 		}
-		n, err := a.importFile(st, j, w, rep, touched, o.Log)
+		n, err := a.importFile(st, j, next(i), w, rep, touched, o.Log)
 		if err != nil {
 			runErr = err
 			break
@@ -362,12 +368,8 @@ func without(list []string, s string) []string {
 
 // importFile reads one transcript from j.from on and adds its new messages. It reports
 // whether the archive changed; a file that cannot be used is reported, not an error.
-func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched map[string]bool, log *slog.Logger) (bool, error) {
-	harness := transcript.Harness("")
-	if j.prev != nil && !j.rewrite {
-		harness = transcript.Harness(j.prev.Harness)
-	}
-	s, err := transcript.ReadFileFrom(j.path, j.from, harness)
+func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Report, touched map[string]bool, log *slog.Logger) (bool, error) {
+	s, err := rd.s, rd.err
 	if err != nil {
 		reason := "cannot read it: " + unwrapPath(err)
 		if errors.Is(err, transcript.ErrUnknownHarness) {
@@ -401,17 +403,10 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 	}
 	fst.Lines += s.Lines
 	fst.Skipped += s.Skipped
-	fst.Head, fst.HeadLen, err = headHash(j.path, headBytes)
-	if err != nil {
-		return false, err
+	if rd.headErr != nil {
+		return false, rd.headErr
 	}
-	if fst.HeadLen > s.End {
-		// hash only what was read: bytes past it may still change (a line being written)
-		fst.Head, fst.HeadLen, err = headHash(j.path, s.End)
-		if err != nil {
-			return false, err
-		}
-	}
+	fst.Head, fst.HeadLen = rd.head, rd.headLen
 	defer func() { st.Files[j.path] = fst }()
 	if s.Lines > 0 && s.Skipped == s.Lines && fst.Stream == "" {
 		rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, "no usable line (" + reasons(s.SkipReasons) + ")"})
@@ -420,7 +415,7 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 	for k, n := range s.SkipReasons {
 		rep.SkippedLines[k] += n
 	}
-	recs := keep(s)
+	recs := rd.recs
 	if len(recs) == 0 && fst.Stream == "" {
 		return true, nil
 	}
@@ -473,7 +468,7 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 		return false, fmt.Errorf("write the store of %s: %w", strm.Name, err)
 	}
 	for i := range recs {
-		if err := w.index(strm.Name, &recs[i], sess.Project); err != nil {
+		if err := w.indexRead(strm.Name, &recs[i], rd.bodies[i], sess.Project); err != nil {
 			return false, err
 		}
 	}
@@ -513,20 +508,7 @@ func keep(s *transcript.Session) []record {
 // session: <harness>-<session id>, plus the subagent's name for a Claude subagent file,
 // plus a hash of the path when another file already has that name (a copy, a fork).
 func (a *Archive) newStream(st *state, s *transcript.Session, path string) string {
-	id := s.ID
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	}
-	key := string(s.Harness) + "-" + id
-	agent := ""
-	base := filepath.Base(path)
-	if strings.HasPrefix(base, "agent-") || strings.Contains(filepath.ToSlash(path), "/subagents/") {
-		agent = strings.TrimSuffix(base, ".jsonl")
-	}
-	name := safeName(key)
-	if agent != "" {
-		name += "-" + safeName(agent)
-	}
+	id, key, agent, name := streamName(s, path)
 	if other := st.Streams[name]; other != nil && other.Path != path {
 		sum := sha256.Sum256([]byte(path))
 		name += "-" + hex.EncodeToString(sum[:4])
@@ -540,6 +522,25 @@ func (a *Archive) newStream(st *state, s *transcript.Session, path string) strin
 	sess.Streams = append(sess.Streams, name)
 	sort.Strings(sess.Streams)
 	return name
+}
+
+// streamName is the session id, session key, subagent and store name of a file read for the
+// first time, before newStream looks for another file of that name.
+func streamName(s *transcript.Session, path string) (id, key, agent, name string) {
+	id = s.ID
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	}
+	key = string(s.Harness) + "-" + id
+	base := filepath.Base(path)
+	if strings.HasPrefix(base, "agent-") || strings.Contains(filepath.ToSlash(path), "/subagents/") {
+		agent = strings.TrimSuffix(base, ".jsonl")
+	}
+	name = safeName(key)
+	if agent != "" {
+		name += "-" + safeName(agent)
+	}
+	return id, key, agent, name
 }
 
 // updateSession takes what a read says of its session: directory, project, branch, times.
