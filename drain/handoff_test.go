@@ -41,7 +41,7 @@ func writeHandoff(t *testing.T, r *gitstore.Repo, project, session string, at ti
 	exit := 1
 	h := &handoff.Handoff{Harness: "claude-code", Session: session, Machine: "laptop-a", Project: project,
 		Commit: "0123456789abcdef0123456789abcdef01234567", Started: at.Add(-time.Hour), Updated: at, Messages: 12, Prompts: 2,
-		Task: "add a widget cache and then please also make sure the old tests still pass because they were flaky", Concluded: "The cache test still fails.",
+		Task: "add a widget cache and then please also make sure the old tests still pass because they were flaky", Concluded: "The cache_test.go run still fails.",
 		Todos:  []handoff.Todo{{Text: "Invalidate on write", Status: handoff.StatusPending}},
 		Files:  []string{"cache/widget.go"},
 		Failed: []handoff.Failure{{Tool: "Bash", Command: "go test ./cache/...", ExitCode: &exit, Error: "FAIL"}}}
@@ -72,6 +72,11 @@ func TestDrainRewritesTheHandoffSummary(t *testing.T) {
 		{"a later capture of the session wrote it", "sess-0002", base.Add(time.Minute), Reply{Handoff: &good}, false, ""},
 		{"the answer's summary was unusable", "sess-0002", base.Add(2 * time.Second), Reply{HandoffNote: "the handoff in the answer is not an object"}, false, "kept the capture's summary: the handoff in the answer is not an object"},
 		{"the answer had none", "sess-0002", base.Add(2 * time.Second), Reply{}, false, "kept the capture's summary: the answer has none"},
+		{"the answer's summary names what the session does not show", "sess-0002", base.Add(2 * time.Second),
+			Reply{Handoff: &handoff.Summary{Task: "Fix the frobnicate_cache panic in cache/frob.go"}}, false,
+			"kept the capture's summary: the model's names what the session does not show (frobnicate_cache, cache/frob.go)"},
+		{"a term the capture's lines hold is grounded", "sess-0002", base.Add(2 * time.Second),
+			Reply{Handoff: &handoff.Summary{Task: "Add a widget cache", Concluded: "Stopped with cache_test.go failing"}}, true, handoff.Path(project, "")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -123,7 +128,7 @@ func TestDrainRewritesTheHandoffSummary(t *testing.T) {
 				healthy(t, r)
 				return
 			}
-			if after.Task != good.Task || after.Concluded != good.Concluded || after.Direction != before.Direction || after.SummaryBy != "stand-in" {
+			if want := c.answer.Handoff; after.Task != want.Task || after.Concluded != want.Concluded || after.Direction != before.Direction || after.SummaryBy != "stand-in" {
 				t.Errorf("summary not rewritten: %+v", after)
 			}
 			// in the drain commit of the entry, with its learning and its removal

@@ -312,6 +312,9 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		summary = answer.Handoff
 		if summary == nil {
 			res.Handoff = "kept the capture's summary: " + cmp.Or(answer.HandoffNote, "the answer has none")
+		} else if ok, missing := summaryGrounded(*summary, *in.Handoff, e); !ok {
+			summary = nil
+			res.Handoff = "kept the capture's summary: the model's names what the session does not show (" + strings.Join(missing[:min(len(missing), 4)], ", ") + ")"
 		}
 	}
 	if err := w.apply(ctx, it, ext.Name(), props, summary, paths, &res); err != nil {
@@ -336,6 +339,14 @@ func (w *worker) handoffSummary(e *queue.Entry) *handoff.Summary {
 	}
 	s := handoff.SummaryOf(h)
 	return &s
+}
+
+// summaryGrounded holds a rewritten summary to the grounding check of a model's learnings
+// (grounded): the precise terms it names must mostly stand in the entry's digest or in the
+// lines it rewrites (the task may come from an earlier capture of the session).
+func summaryGrounded(s, was handoff.Summary, e *queue.Entry) (bool, []string) {
+	shown := digestText(e) + squash(was.Task+"\n"+was.Direction+"\n"+was.Concluded) + " "
+	return grounded(Proposal{Title: s.Task, Body: s.Direction + "\n" + s.Concluded}, shown)
 }
 
 func handoffCapture(e *queue.Entry) handoff.Capture {
