@@ -18,13 +18,16 @@ import (
 
 // Options are what `reflect hook` passes in.
 type Options struct {
-	Harness string // "claude" or "codex", from the installed command line
-	Home    string // the knowledge repository
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer // only with Debug
-	Debug   bool
-	Now     func() time.Time
+	Harness string // the host: claude, codex, gemini, copilot or cursor, from the installed command line
+	// Event is the event named on the command line (`reflect hook copilot sessionStart`):
+	// Copilot CLI's camelCase payloads carry none.
+	Event  string
+	Home   string // the knowledge repository
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer // only with Debug
+	Debug  bool
+	Now    func() time.Time
 	// Background starts `reflect ARGS…` detached, for work that must not hold up the host
 	// (refilling the file pool now; drain and sync later). Nil: no background work.
 	Background func(args ...string)
@@ -41,9 +44,12 @@ const maxPayload = 4 << 20
 // grace is how long past its deadline a handler may take to finish a write it has started.
 const grace = 150 * time.Millisecond
 
-// Output is the one JSON object a hook may print.
+// Output is the one JSON object a hook may print. Claude Code, Codex and Gemini CLI read
+// hookSpecificOutput; Copilot CLI a top-level additionalContext; Cursor additional_context.
 type Output struct {
 	HookSpecificOutput *SpecificOutput `json:"hookSpecificOutput,omitempty"`
+	AdditionalContext  string          `json:"additionalContext,omitempty"`
+	CursorContext      string          `json:"additional_context,omitempty"`
 }
 
 // SpecificOutput carries context for SessionStart and UserPromptSubmit; both hosts accept
@@ -134,10 +140,13 @@ func Run(ctx context.Context, o Options) {
 		logger().Warn("hook skipped: payload over the stdin bound", "harness", o.Harness, "bytes", in.size, "bound", maxPayload)
 		return
 	}
-	p, err := Decode(in.data)
+	p, err := decodeFor(o.Harness, o.Event, in.data)
 	if err != nil {
 		debugf("%v", err)
 		return
+	}
+	if p.Host == "" {
+		p.Host = o.Harness
 	}
 	if openErr != nil {
 		debugf("reflect is not initialised (%v); run `reflect init`", openErr)
@@ -153,9 +162,12 @@ func Run(ctx context.Context, o Options) {
 		// a bad settings file must not cost the agent its memory: the defaults stand in
 		log.Warn("settings do not load; the hook uses the defaults for that file", "err", err)
 	}
-	harness := "claude-code"
-	if o.Harness == "codex" {
-		harness = "codex"
+	harness := harnessOf(p.Host)
+	if p.Host != o.Harness && nativelyWired(p.Host, p.CWD) {
+		// Cursor or Copilot CLI running a Claude Code entry while reflect's own hooks for it
+		// are installed too: those answer, this one would do everything twice
+		log.Debug("hook skipped: the host runs reflect's own hooks too", "host", p.Host, "entry", o.Harness, "event", p.Event)
+		return
 	}
 	e := &event{Payload: p, harness: harness, repo: r, cfg: cfg, log: log, now: start,
 		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()},
@@ -254,7 +266,11 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		return out, err
 	case "UserPromptSubmit":
 		// recall first: it must not find the learning this very prompt may commit
-		out, rerr := e.recall(ctx, e.Prompt)
+		var out *Output
+		var rerr error
+		if e.promptRecall() {
+			out, rerr = e.recall(ctx, e.Prompt)
+		}
 		if err := e.onPrompt(ctx); err != nil {
 			return out, err
 		}

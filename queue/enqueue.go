@@ -24,7 +24,7 @@ const (
 
 // Capture is what a hook knows when it asks for a session to be enqueued.
 type Capture struct {
-	Harness        string // claude-code | codex
+	Harness        string // claude-code | codex | gemini | copilot | cursor (transcript's names)
 	Session        string
 	TranscriptPath string // may be empty (Codex sends null)
 	LastMessage    string // the host's last assistant message, used when there is no transcript
@@ -130,9 +130,9 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		from = m.To
 	}
 	if size >= 0 {
-		h := transcript.HarnessClaude
-		if c.Harness == string(transcript.HarnessCodex) {
-			h = transcript.HarnessCodex
+		h := transcript.Harness(c.Harness)
+		if !transcript.Known(h) {
+			h = transcript.HarnessClaude
 		}
 		readFrom := max(from, size-maxRead, 0)
 		s, err := transcript.ReadFileFrom(c.TranscriptPath, readFrom, h)
