@@ -25,6 +25,10 @@ type ImportOptions struct {
 	// ClaudeDir is Claude Code's projects folder (~/.claude/projects), CodexDir Codex's
 	// sessions folder (~/.codex/sessions); "" skips one. Both are walked for *.jsonl.
 	ClaudeDir, CodexDir string
+	// GeminiDir is Gemini CLI's ~/.gemini/tmp (its chats/ folders are read), CopilotDir
+	// Copilot CLI's ~/.copilot/session-state, CursorDir Cursor's ~/.cursor/projects (its
+	// agent-transcripts/ folders are read); "" skips one.
+	GeminiDir, CopilotDir, CursorDir string
 	// Files, when set, are the only transcripts read (the Stop hook's one transcript);
 	// the folders are not walked and Since does not apply.
 	Files []string
@@ -204,11 +208,12 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			paths = append(paths, agents...)
 		}
 	} else {
-		for _, root := range []string{o.ClaudeDir, o.CodexDir} {
+		for i, root := range []string{o.ClaudeDir, o.CodexDir, o.GeminiDir, o.CopilotDir, o.CursorDir} {
 			if root == "" {
 				continue
 			}
-			found, err := walkTranscripts(root)
+			keep := []func(string) bool{nil, nil, geminiFile, copilotFile, cursorFile}[i]
+			found, err := walkTranscripts(root, keep)
 			if err != nil {
 				return nil, err
 			}
@@ -249,6 +254,11 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			if j.rewrite = rewritten(p, info.Size(), prev); !j.rewrite {
 				j.from = prev.Offset
 			}
+			if prev.Harness == string(transcript.HarnessGemini) && prev.Stream != "" {
+				// Gemini CLI writes a message again when it changes, rewinds and replaces
+				// the list: what was read of it may be wrong now, so it is read again whole
+				j.rewrite, j.from = true, 0
+			}
 		}
 		jobs = append(jobs, j)
 	}
@@ -261,8 +271,9 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 	return jobs, nil
 }
 
-// walkTranscripts lists the *.jsonl files under root (none when root does not exist).
-func walkTranscripts(root string) ([]string, error) {
+// walkTranscripts lists the *.jsonl files under root (none when root does not exist), or
+// with keep the files it keeps.
+func walkTranscripts(root string, keep func(path string) bool) ([]string, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -278,7 +289,7 @@ func walkTranscripts(root string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+		if d.Type().IsRegular() && (keep == nil && strings.HasSuffix(d.Name(), ".jsonl") || keep != nil && keep(p)) {
 			out = append(out, p)
 		}
 		return nil
