@@ -127,7 +127,7 @@ func (p *copilotParser) call(base Message, id, name string, f fields) {
 	p.calls[id] = name
 	m := base
 	m.Role, m.Kind, m.CallID, m.ToolName = RoleAssistant, KindToolCall, id, name
-	m.ToolInput = toolInputOf(f["arguments"])
+	m.ToolInput = toolInputOf(f.raw("arguments"))
 	p.s.add(m)
 }
 

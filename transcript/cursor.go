@@ -54,7 +54,7 @@ func (p *cursorParser) line(raw []byte, off int64) string {
 	}
 	var blocks []fields
 	if text := msg.str("content"); text != "" {
-		blocks = append(blocks, fields{"type": []byte(`"text"`), "text": msg["content"]})
+		blocks = append(blocks, fields{{key: []byte("type"), val: []byte(`"text"`)}, {key: []byte("text"), val: msg.raw("content")}})
 	}
 	for _, b := range msg.arr("content") {
 		if bf := objectOf(b); bf != nil {
@@ -84,7 +84,7 @@ func (p *cursorParser) line(raw []byte, off int64) string {
 			p.calls++
 			m := base
 			m.Role, m.Kind, m.ToolName, m.CallID = RoleAssistant, KindToolCall, b.str("name"), b.str("id")
-			m.ToolInput = toolInputOf(b["input"])
+			m.ToolInput = toolInputOf(b.raw("input"))
 			p.s.add(m)
 		}
 	}

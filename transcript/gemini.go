@@ -99,8 +99,7 @@ func (p *geminiParser) meta(f fields) {
 	}
 	if p.s.CWD == "" {
 		for _, d := range f.arr("directories") {
-			var dir string
-			if json.Unmarshal(d, &dir) == nil && filepath.IsAbs(dir) {
+			if dir, ok := strOf(d); ok && filepath.IsAbs(dir) {
 				p.s.CWD = dir
 				break
 			}
@@ -112,8 +111,9 @@ func (p *geminiParser) meta(f fields) {
 // lies before the offset it started at (or is unknown): in a read that resumed, everything
 // it holds came after it.
 func (p *geminiParser) rewind(id string) {
-	for i, k := range p.order {
-		if k == id {
+	// from the end: a rewind goes back a few messages, rarely far
+	for i := len(p.order) - 1; i >= 0; i-- {
+		if p.order[i] == id {
 			for _, d := range p.order[i:] {
 				delete(p.msgs, d)
 			}
@@ -134,8 +134,9 @@ func (p *geminiParser) message(f fields, off int64) {
 		id = fmt.Sprintf("\x00anon-%d", p.anon)
 	}
 	if _, ok := p.msgs[id]; ok {
-		for i, k := range p.order {
-			if k == id {
+		// from the end: a message is written again while it is the latest, or nearly
+		for i := len(p.order) - 1; i >= 0; i-- {
+			if p.order[i] == id {
 				p.order = append(p.order[:i], p.order[i+1:]...)
 				break
 			}
@@ -155,9 +156,9 @@ func (p *geminiParser) convert(f fields, id string, off int64) []Message {
 	add := func(m Message) { out = append(out, m) }
 	switch f.str("type") {
 	case "user":
-		text := partsText(f["displayContent"])
+		text := partsText(f.raw("displayContent"))
 		if strings.TrimSpace(text) == "" {
-			text = partsText(f["content"])
+			text = partsText(f.raw("content"))
 		}
 		if strings.TrimSpace(text) == "" {
 			return nil
@@ -179,7 +180,7 @@ func (p *geminiParser) convert(f fields, id string, off int64) []Message {
 				}
 			}
 		}
-		if text := partsText(f["content"]); strings.TrimSpace(text) != "" {
+		if text := partsText(f.raw("content")); strings.TrimSpace(text) != "" {
 			m := base
 			m.Role, m.Kind, m.Text = RoleAssistant, KindText, text
 			add(m)
@@ -196,7 +197,7 @@ func (p *geminiParser) convert(f fields, id string, off int64) []Message {
 			name := cf.str("name")
 			call := base
 			call.Role, call.Kind, call.ToolName, call.CallID = RoleAssistant, KindToolCall, name, callID
-			call.ToolInput = toolInputOf(cf["args"])
+			call.ToolInput = toolInputOf(cf.raw("args"))
 			add(call)
 			if r, ok := geminiResult(cf, base); ok {
 				r.ToolName, r.CallID = name, callID
@@ -204,7 +205,7 @@ func (p *geminiParser) convert(f fields, id string, off int64) []Message {
 			}
 		}
 	case "info", "error", "warning":
-		if text := partsText(f["content"]); strings.TrimSpace(text) != "" {
+		if text := partsText(f.raw("content")); strings.TrimSpace(text) != "" {
 			m := base
 			m.Role, m.Kind, m.Text = RoleSystem, KindText, text
 			add(m)
@@ -219,7 +220,7 @@ var geminiExit = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
 // geminiResult is a tool call's result, once the call has one.
 func geminiResult(cf fields, base Message) (Message, bool) {
 	status := cf.str("status")
-	text := geminiResultText(cf["result"])
+	text := geminiResultText(cf.raw("result"))
 	if text == "" {
 		text = cf.str("resultDisplay")
 	}
@@ -252,13 +253,12 @@ func geminiResult(cf fields, base Message) (Message, bool) {
 // geminiResultText is the text of a tool call's result: its parts' text, the output or error
 // of each functionResponse.
 func geminiResultText(raw json.RawMessage) string {
-	var parts []json.RawMessage
-	if json.Unmarshal(raw, &parts) != nil {
+	parts := arrayOf(raw)
+	if parts == nil {
 		if o := objectOf(raw); o != nil {
 			parts = []json.RawMessage{raw}
 		} else {
-			var s string
-			json.Unmarshal(raw, &s)
+			s, _ := strOf(raw)
 			return s
 		}
 	}
@@ -266,8 +266,7 @@ func geminiResultText(raw json.RawMessage) string {
 	for _, part := range parts {
 		pf := objectOf(part)
 		if pf == nil {
-			var s string
-			if json.Unmarshal(part, &s) == nil && s != "" {
+			if s, ok := strOf(part); ok && s != "" {
 				out = append(out, s)
 			}
 			continue
