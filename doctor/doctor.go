@@ -245,6 +245,14 @@ func readWiring(path, harness string) (wired, error) {
 	if err != nil {
 		return w, err
 	}
+	if harness == install.Opencode {
+		if bin, _ := install.OpencodePluginBinary(data); bin != "" {
+			for i, ev := range w.events {
+				w.handlers = append(w.handlers, handler{event: ev, index: i, program: bin})
+			}
+		}
+		return w, nil
+	}
 	if hs, ok := flatHandlers(data, harness, w.events); ok {
 		w.handlers = hs
 		return w, nil

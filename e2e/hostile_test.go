@@ -77,11 +77,12 @@ func TestHooksSurviveHostilePayloads(t *testing.T) {
 	surviveHostile(t, []string{"claude", "codex"})
 }
 
-// TestOtherHostsSurviveHostilePayloads: the same, through `reflect hook gemini|copilot|cursor`
-// (Copilot's with an event in argv, or none, or one it does not send). Gemini CLI blocks on
+// TestOtherHostsSurviveHostilePayloads: the same, through `reflect hook
+// gemini|copilot|cursor|opencode` (Copilot's and opencode's with an event in argv, or none,
+// or one they do not send). Gemini CLI blocks on
 // any exit code but 0 and 1, so exit 0 matters most there.
 func TestOtherHostsSurviveHostilePayloads(t *testing.T) {
-	surviveHostile(t, []string{"gemini", "copilot", "cursor"})
+	surviveHostile(t, []string{"gemini", "copilot", "cursor", "opencode"})
 }
 
 func surviveHostile(t *testing.T, hosts []string) {
@@ -115,7 +116,7 @@ func surviveHostile(t *testing.T, hosts []string) {
 				h := homes[i%len(homes)]
 				harness := hosts[i%len(hosts)]
 				args := []string{"--home", h, "hook", harness}
-				if harness == "copilot" && i%3 != 0 {
+				if (harness == "copilot" || harness == "opencode") && i%3 != 0 {
 					args = append(args, hookEvents[(i/3)%len(hookEvents)])
 				}
 				cmd := exec.Command(bin, args...)
@@ -208,6 +209,12 @@ func checkHookOutputOf(host string, b []byte) string {
 	case "cursor":
 		for k := range top {
 			if k != "additional_context" {
+				return "unknown key " + k
+			}
+		}
+	case "opencode": // what reflect's plugin reads
+		for k := range top {
+			if k != "additionalContext" {
 				return "unknown key " + k
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reflect-memory/reflect/opencode"
 	"github.com/reflect-memory/reflect/transcript"
 	"github.com/reflect-memory/reflect/transcript/redact"
 )
@@ -29,6 +30,11 @@ type ImportOptions struct {
 	// Copilot CLI's ~/.copilot/session-state, CursorDir Cursor's ~/.cursor/projects (its
 	// agent-transcripts/ folders are read); "" skips one.
 	GeminiDir, CopilotDir, CursorDir string
+	// OpencodeMirrors is where opencode's sessions are mirrored as JSON lines (package
+	// opencode), from its database OpencodeDB and its older storage OpencodeStorage; the
+	// sessions changed since Since are mirrored first, then the mirrors are read as
+	// transcripts. "" skips opencode.
+	OpencodeMirrors, OpencodeDB, OpencodeStorage string
 	// Files, when set, are the only transcripts read (the Stop hook's one transcript);
 	// the folders are not walked and Since does not apply.
 	Files []string
@@ -121,6 +127,12 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 		return nil, err
 	}
 	rep := &Report{Folders: []Folder{}, SkippedFiles: []SkippedFile{}, SkippedLines: map[string]int{}, Torn: []string{}}
+	if o.OpencodeMirrors != "" && len(o.Files) == 0 {
+		if _, err := opencode.MirrorAll(ctx, o.OpencodeDB, o.OpencodeStorage, o.OpencodeMirrors, o.Since); err != nil {
+			// a database opencode is migrating, or one of another version: the rest is imported
+			rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{o.OpencodeDB, "cannot read opencode's sessions: " + err.Error()})
+		}
+	}
 	jobs, err := a.plan(st, o, rep)
 	if err != nil {
 		return nil, err
@@ -208,11 +220,11 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			paths = append(paths, agents...)
 		}
 	} else {
-		for i, root := range []string{o.ClaudeDir, o.CodexDir, o.GeminiDir, o.CopilotDir, o.CursorDir} {
+		for i, root := range []string{o.ClaudeDir, o.CodexDir, o.GeminiDir, o.CopilotDir, o.CursorDir, o.OpencodeMirrors} {
 			if root == "" {
 				continue
 			}
-			keep := []func(string) bool{nil, nil, geminiFile, copilotFile, cursorFile}[i]
+			keep := []func(string) bool{nil, nil, geminiFile, copilotFile, cursorFile, nil}[i]
 			found, err := walkTranscripts(root, keep)
 			if err != nil {
 				return nil, err

@@ -25,7 +25,7 @@ const (
 // KnownHost says whether `reflect hook host` is one reflect answers.
 func KnownHost(host string) bool {
 	switch host {
-	case HostClaude, HostCodex, HostGemini, HostCopilot, HostCursor:
+	case HostClaude, HostCodex, HostGemini, HostCopilot, HostCursor, HostOpencode:
 		return true
 	}
 	return false
@@ -99,6 +99,8 @@ func decodeFor(host, argEvent string, data []byte) (Payload, error) {
 		p = copilotPayload(f, argEvent)
 	case HostCursor:
 		p = cursorPayload(f)
+	case HostOpencode:
+		p = opencodePayload(f, argEvent)
 	default:
 		return Decode(data)
 	}
@@ -302,6 +304,8 @@ func (e *event) contextOutput(text string) *Output {
 		return o
 	case HostCursor:
 		return &Output{CursorContext: text}
+	case HostOpencode:
+		return &Output{AdditionalContext: text} // the plugin pushes it into the system prompt
 	case HostGemini:
 		return &Output{HookSpecificOutput: &SpecificOutput{HookEventName: e.HostEvent, AdditionalContext: text}}
 	}

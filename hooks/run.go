@@ -255,6 +255,12 @@ func readPayload(r io.Reader) <-chan stdin {
 // dispatch runs the handler of the event; events reflect does not handle are quiet no-ops.
 func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	switch e.Event {
+	case "PreCompact", "Stop", "SessionEnd":
+		if e.Host == HostOpencode && e.SessionID != "" {
+			e.mirrorOpencode(ctx)
+		}
+	}
+	switch e.Event {
 	case "SessionStart":
 		out, err := e.recall(ctx, "")
 		if e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "" {

@@ -26,7 +26,7 @@ const (
 )
 
 // Hosts are the hosts `reflect install` wires, in the order --all reports them.
-var Hosts = []string{Claude, Codex, Gemini, Copilot, Cursor}
+var Hosts = []string{Claude, Codex, Gemini, Copilot, Cursor, Opencode}
 
 // KnownHost says whether reflect can be installed into host.
 func KnownHost(host string) bool { return Events(host) != nil }
@@ -44,6 +44,8 @@ func HostName(host string) string {
 		return "GitHub Copilot CLI"
 	case Cursor:
 		return "Cursor"
+	case Opencode:
+		return "opencode"
 	}
 	return host
 }
@@ -65,6 +67,8 @@ func hostEvents(host string) []Event {
 	case Cursor:
 		return []Event{{"sessionStart", 10}, {"beforeSubmitPrompt", 10}, {"postToolUse", 10},
 			{"postToolUseFailure", 10}, {"preCompact", 30}, {"stop", 30}, {"sessionEnd", 10}}
+	case Opencode:
+		return opencodeEvents
 	}
 	return nil
 }
@@ -87,6 +91,8 @@ func hostFile(host string) (projectDir, file string) {
 		return filepath.Join(".github", "hooks"), "reflect.json"
 	case Cursor:
 		return ".cursor", "hooks.json"
+	case Opencode:
+		return filepath.Join(".opencode", "plugins"), "reflect.js"
 	}
 	return "", ""
 }
@@ -104,6 +110,8 @@ func hostHomeOf(host string) (env, dir string) {
 		return "COPILOT_HOME", ".copilot"
 	case Cursor:
 		return "", ".cursor"
+	case Opencode:
+		return "XDG_CONFIG_HOME", filepath.Join(".config", "opencode") // $XDG_CONFIG_HOME/opencode
 	}
 	return "", ""
 }
@@ -111,8 +119,11 @@ func hostHomeOf(host string) (env, dir string) {
 // userFile is the file under the host's home: Copilot CLI's hooks live in hooks/.
 func userFile(host, home string) string {
 	_, file := hostFile(host)
-	if host == Copilot {
+	switch host {
+	case Copilot:
 		return filepath.Join(home, "hooks", file)
+	case Opencode:
+		return filepath.Join(home, "plugins", file)
 	}
 	return filepath.Join(home, file)
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,4 +202,52 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// TestOpencodePlugin: install writes reflect's plugin (valid JavaScript, running the binary
+// given), a second install changes nothing, a reflect.js that is not reflect's is refused
+// and never removed, uninstall deletes reflect's.
+func TestOpencodePlugin(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plugins", "reflect.js")
+	opts := Options{Harness: Opencode, Path: path, Binary: "/opt/re flect/bin/reflect"}
+	res, err := Install(context.Background(), opts)
+	if err != nil || !res.Changed || !res.Created {
+		t.Fatalf("%+v %v", res, err)
+	}
+	data, _ := os.ReadFile(path)
+	if bin, ours := OpencodePluginBinary(data); !ours || bin != opts.Binary {
+		t.Fatalf("plugin runs %q (ours %v)", bin, ours)
+	}
+	if node, err := exec.LookPath("node"); err == nil {
+		mjs := filepath.Join(dir, "check.mjs")
+		os.WriteFile(mjs, data, 0o644)
+		if out, err := exec.Command(node, "--check", mjs).CombinedOutput(); err != nil {
+			t.Fatalf("the plugin is not valid JavaScript: %v\n%s", err, out)
+		}
+	}
+	if res, err := Install(context.Background(), opts); err != nil || res.Changed {
+		t.Fatalf("second install: %+v %v", res, err)
+	}
+	if res, err := Uninstall(Options{Harness: Opencode, Path: path, DryRun: true}); err != nil || !res.Deleted {
+		t.Fatalf("dry run: %+v %v", res, err)
+	}
+	if res, err := Uninstall(opts); err != nil || !res.Deleted {
+		t.Fatalf("uninstall: %+v %v", res, err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the plugin is still there")
+	}
+	foreign := []byte("export const Mine = async () => ({})\n")
+	os.WriteFile(path, foreign, 0o644)
+	var fe *ForeignPluginError
+	if _, err := Install(context.Background(), opts); !errors.As(err, &fe) {
+		t.Fatalf("a foreign reflect.js: %v", err)
+	}
+	if res, err := Uninstall(opts); err != nil || res.Changed {
+		t.Fatalf("uninstall of a foreign file: %+v %v", res, err)
+	}
+	if d, _ := os.ReadFile(path); !bytes.Equal(d, foreign) {
+		t.Fatal("a foreign reflect.js was changed")
+	}
 }

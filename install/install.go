@@ -280,6 +280,9 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 	if events == nil {
 		return nil, unknownHost(opts.Harness)
 	}
+	if opts.Harness == Opencode {
+		return installOpencode(ctx, opts)
+	}
 	l, err := load(opts.Path)
 	if err != nil {
 		return nil, err
@@ -398,6 +401,9 @@ func dropEmptyGroups(arr *value) {
 func Uninstall(opts Options) (*Result, error) {
 	if Events(opts.Harness) == nil {
 		return nil, unknownHost(opts.Harness)
+	}
+	if opts.Harness == Opencode {
+		return uninstallOpencode(opts)
 	}
 	l, err := load(opts.Path)
 	if err != nil {

@@ -52,8 +52,11 @@ func HostHome(harness string) (string, error) {
 		return "", unknownHost(harness)
 	}
 	if d := os.Getenv(env); env != "" && d != "" {
-		if harness == Gemini {
+		switch harness {
+		case Gemini:
 			d = filepath.Join(d, dir)
+		case Opencode:
+			d = filepath.Join(d, "opencode")
 		}
 		return filepath.Abs(d)
 	}

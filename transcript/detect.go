@@ -60,6 +60,8 @@ func Detect(firstLine []byte) (Harness, bool) {
 		return "", false
 	}
 	switch {
+	case strings.HasPrefix(t, "opencode."):
+		return HarnessOpencode, true
 	case geminiKey || t == "gemini" || geminiTypes[t] && id && content && !message && !uuid && !sessionID:
 		return HarnessGemini, true
 	case data && strings.Contains(t, ".") && !payload:

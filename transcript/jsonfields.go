@@ -110,6 +110,20 @@ func (f fields) boolean(k string) (bool, bool) {
 	return v[0] == 't', true
 }
 
+// integer is the whole number at k, nil when there is none.
+func (f fields) integer(k string) *int {
+	v, _ := f.get(k)
+	sc := scanner{b: v}
+	if len(v) == 0 {
+		return nil
+	}
+	n, ok := sc.integer()
+	if !ok {
+		return nil
+	}
+	return n
+}
+
 // compactJSON renders a raw value as compact JSON ("" for null or nothing).
 func compactJSON(raw json.RawMessage) string {
 	if len(raw) == 0 {

@@ -22,12 +22,14 @@ const (
 	HarnessGemini  Harness = "gemini"
 	HarnessCopilot Harness = "copilot"
 	HarnessCursor  Harness = "cursor"
+	// HarnessOpencode reads the mirror package opencode makes of an opencode session.
+	HarnessOpencode Harness = "opencode"
 )
 
 // Known says whether h is a harness this package reads.
 func Known(h Harness) bool {
 	switch h {
-	case HarnessClaude, HarnessCodex, HarnessGemini, HarnessCopilot, HarnessCursor:
+	case HarnessClaude, HarnessCodex, HarnessGemini, HarnessCopilot, HarnessCursor, HarnessOpencode:
 		return true
 	}
 	return false
@@ -284,6 +286,8 @@ func read(r io.Reader, base int64, h Harness, hi hints) (*Session, error) {
 		p = newCopilotParser(s, hi)
 	case HarnessCursor:
 		p = newCursorParser(s, hi)
+	case HarnessOpencode:
+		p = newOpencodeParser(s, hi)
 	default:
 		p = newClaudeParser(s, hi)
 	}
@@ -439,5 +443,15 @@ func (s *Session) stamp(ts string) time.Time {
 }
 
 func (s *Session) add(m Message) { s.Messages = append(s.Messages, m) }
+
+// stampTime records a time in the session bounds.
+func (s *Session) stampTime(t time.Time) {
+	if s.Started.IsZero() || t.Before(s.Started) {
+		s.Started = t
+	}
+	if t.After(s.Updated) {
+		s.Updated = t
+	}
+}
 
 func intPtr(n int) *int { return &n }

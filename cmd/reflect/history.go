@@ -16,6 +16,7 @@ import (
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/opencode"
 	"github.com/reflect-memory/reflect/workspace"
 )
 
@@ -47,8 +48,9 @@ func (a *app) historyImportCmd() *cobra.Command {
 		Short: "Read new transcripts into the session history (incremental)",
 		Long: `Reads the transcripts of Claude Code ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects,
 subagents included), Codex ($CODEX_HOME/sessions, else ~/.codex/sessions, both formats),
-Gemini CLI (~/.gemini/tmp/*/chats), Copilot CLI (~/.copilot/session-state) and Cursor
-(~/.cursor/projects/*/agent-transcripts).
+Gemini CLI (~/.gemini/tmp/*/chats), Copilot CLI (~/.copilot/session-state), Cursor
+(~/.cursor/projects/*/agent-transcripts) and opencode (its database,
+~/.local/share/opencode/opencode.db, mirrored under .git/reflect/opencode).
 A file read before is read from where the last import stopped; one rewritten since is read
 again whole. Files that cannot be used are listed with the reason.`,
 		Args: noArgs,
@@ -89,6 +91,8 @@ again whole. Files that cannot be used are listed with the reason.`,
 				if o.CursorDir, err = hostDir(cursor, install.Cursor, "projects"); err != nil {
 					return err
 				}
+				o.OpencodeMirrors = filepath.Join(r.StateDir(), "opencode")
+				o.OpencodeDB, o.OpencodeStorage = opencode.DBPath(), opencode.StorageDir()
 				if !all {
 					o.Since = time.Now().Add(-time.Duration(sinceDays) * 24 * time.Hour)
 				}

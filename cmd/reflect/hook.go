@@ -10,10 +10,10 @@ import (
 
 func (a *app) hookCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook claude|codex|gemini|copilot|cursor [EVENT]",
-		Short: "Handle one hook event of Claude Code, Codex, Gemini CLI, Copilot CLI or Cursor (installed by `reflect install`)",
+		Use:   "hook claude|codex|gemini|copilot|cursor|opencode [EVENT]",
+		Short: "Handle one hook event of Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor or opencode (installed by `reflect install`)",
 		Long: `Reads a hook payload on stdin and captures or recalls. EVENT names the event for hosts whose
-payloads do not (Copilot CLI's camelCase hooks). Whatever happens — bad input,
+payloads do not (Copilot CLI's camelCase hooks, reflect's opencode plugin). Whatever happens — bad input,
 no repository, a locked or broken one, a deadline — it exits 0 and prints nothing or exactly
 one JSON object the host accepts. Problems are logged under .git/reflect/log.`,
 		Hidden: false,

@@ -55,13 +55,14 @@ func (a *app) installCmd() *cobra.Command {
 	var project, dryRun, statusLine, force, offline, all bool
 	var plugin string
 	cmd := &cobra.Command{
-		Use:   "install claude|codex|gemini|copilot|cursor|--all [--project [--force]] [--dry-run] [--plugin DIR]",
-		Short: "Wire reflect's hooks into Claude Code, Codex, Gemini CLI, Copilot CLI or Cursor",
+		Use:   "install claude|codex|gemini|copilot|cursor|opencode|--all [--project [--force]] [--dry-run] [--plugin DIR]",
+		Short: "Wire reflect's hooks into Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor or opencode",
 		Long: `Adds ` + "`reflect hook HOST`" + ` to every event reflect handles, in
 $CLAUDE_CONFIG_DIR/settings.json (else ~/.claude/settings.json), $CODEX_HOME/hooks.json (else
 ~/.codex/hooks.json), ~/.gemini/settings.json, ~/.copilot/hooks/reflect.json or
-~/.cursor/hooks.json; with --project in the repository's .claude/settings.json,
-.codex/hooks.json, .gemini/settings.json, .github/hooks/reflect.json or .cursor/hooks.json
+~/.cursor/hooks.json, or writes reflect's opencode plugin ~/.config/opencode/plugins/reflect.js;
+with --project in the repository's .claude/settings.json, .codex/hooks.json,
+.gemini/settings.json, .github/hooks/reflect.json, .cursor/hooks.json or .opencode/plugins/
 (outside a git repository only with --force). --all wires every host found on this machine
 (its folder, or its command on PATH) and says which it skipped and why. Everything else in the file is kept; a backup (<file>.reflect-backup) is
 written before any change; running it twice changes nothing. Creates the knowledge repository
@@ -173,7 +174,7 @@ func (a *app) drainNote(cmd *cobra.Command, home string, offline bool) (string, 
 func (a *app) uninstallCmd() *cobra.Command {
 	var project, dryRun bool
 	cmd := &cobra.Command{
-		Use:   "uninstall claude|codex|gemini|copilot|cursor [--project] [--dry-run]",
+		Use:   "uninstall claude|codex|gemini|copilot|cursor|opencode [--project] [--dry-run]",
 		Short: "Remove reflect's hooks from a host",
 		Long: `Removes only reflect's own hook entries (and the groups and events they leave empty);
 everything else in the file stays as it was. A backup is written before any change.`,
@@ -265,6 +266,8 @@ func hostNotes(host string) []string {
 		return []string{"Copilot CLI injects context only at a session start (1.0.11 or later); a prompt still commits remember: notes and corrections."}
 	case install.Cursor:
 		return []string{"Cursor reloads hooks.json on save; Settings → Hooks shows reflect's runs."}
+	case install.Opencode:
+		return []string{"opencode loads the plugin when it starts: restart it."}
 	}
 	return nil
 }
