@@ -322,14 +322,21 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 	if err := commit(l, opts, res, l.doc.encode(), false); err != nil {
 		return nil, err
 	}
-	if opts.Home != "" && !opts.DryRun {
-		r, created, err := gitstore.Init(ctx, opts.Home, gitstore.InitOptions{})
-		if err != nil {
-			return res, fmt.Errorf("initialise the knowledge repository: %w", err)
-		}
-		res.Home, res.HomeCreated = r.Root(), created
+	return res, initHome(ctx, opts, res)
+}
+
+// initHome creates the knowledge repository opts.Home names when there is none (not on a
+// dry run), and records it in res.
+func initHome(ctx context.Context, opts Options, res *Result) error {
+	if opts.Home == "" || opts.DryRun {
+		return nil
 	}
-	return res, nil
+	r, created, err := gitstore.Init(ctx, opts.Home, gitstore.InitOptions{})
+	if err != nil {
+		return fmt.Errorf("initialise the knowledge repository: %w", err)
+	}
+	res.Home, res.HomeCreated = r.Root(), created
+	return nil
 }
 
 // wire makes sure event ev runs cmd with ev's timeout, and says whether it "added", "updated"

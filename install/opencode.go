@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/atomicfile"
 )
 
@@ -168,14 +167,7 @@ func installOpencode(ctx context.Context, opts Options) (*Result, error) {
 			}
 		}
 	}
-	if opts.Home != "" && !opts.DryRun {
-		r, created, err := gitstore.Init(ctx, opts.Home, gitstore.InitOptions{})
-		if err != nil {
-			return res, fmt.Errorf("initialise the knowledge repository: %w", err)
-		}
-		res.Home, res.HomeCreated = r.Root(), created
-	}
-	return res, nil
+	return res, initHome(ctx, opts, res)
 }
 
 // uninstallOpencode deletes the plugin file when it is reflect's.

@@ -264,3 +264,10 @@ func FuzzReadGeminiJSON(f *testing.F) {
 		checkInvariants(t, s, int64(len(data)))
 	})
 }
+
+func FuzzReadOpencode(f *testing.F) {
+	f.Add([]byte(`{"type":"opencode.session","id":"ses_1","parent":"","directory":"/w","title":"t","time":1}` + "\n" +
+		`{"type":"opencode.part","session":"ses_1","message":"msg_1","id":"prt_1","role":"assistant","model":"m","time":2,"part":{"type":"tool","callID":"c","tool":"bash","state":{"status":"completed","input":{"command":"x"},"output":"o","metadata":{"exit":1}}}}` + "\n"))
+	f.Add([]byte(`{"type":"opencode.part","role":"user","time":-1,"part":{"type":"text","text":"hi","synthetic":"yes"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, HarnessOpencode, data) })
+}
