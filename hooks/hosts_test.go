@@ -1,10 +1,18 @@
 package hooks
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // TestDecodeHosts: each host's documented payloads (more-hosts.md §E.4, §F.4, §H.4) map onto
@@ -113,5 +121,82 @@ func TestContextOutput(t *testing.T) {
 		if string(got) != tt.want {
 			t.Errorf("%s %s: %s, want %s", tt.host, tt.event, got, tt.want)
 		}
+	}
+}
+
+// FuzzDecodeHosts: whatever a host sends, its decoding does not panic, and what it decodes
+// names an event (reflect's, or a no-op marked with "-").
+func FuzzDecodeHosts(f *testing.F) {
+	for _, s := range []string{
+		`{"session_id":"s","hook_event_name":"AfterTool","tool_response":{"llmContent":"Exit Code: 1"}}`,
+		`{"sessionId":"s","timestamp":1,"toolArgs":"{\"command\":1}","toolResult":{"resultType":"failure"}}`,
+		`{"conversation_id":"c","hook_event_name":"postToolUse","workspace_roots":[1,"/w"],"tool_output":"{\"exitCode\":2}"}`,
+		`{"cursor_version":"3","hook_event_name":"stop"}`, `{"hook_event_name":"SessionStart","timestamp":"x"}`, `null`, `{`,
+	} {
+		for _, host := range []string{HostClaude, HostGemini, HostCopilot, HostCursor, HostOpencode} {
+			f.Add(host, "sessionStart", []byte(s))
+		}
+	}
+	f.Fuzz(func(t *testing.T, host, arg string, data []byte) {
+		p, err := decodeFor(host, arg, data)
+		if err == nil && p.Event == "" {
+			t.Fatal("decoded a payload without an event")
+		}
+		toolFailed(p.ToolResponse)
+		inputText(p.ToolInput)
+	})
+}
+
+// TestHostCaptures: a compaction or turn end of each host commits its session from the
+// host's own transcript, in both formats where a host has two (Gemini CLI's JSON lines and
+// its single JSON file; Copilot CLI's camelCase and PascalCase dialects).
+func TestHostCaptures(t *testing.T) {
+	testenv.SetHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyFixture := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("..", "fixtures", "transcripts", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, data, 0o644)
+		return p
+	}
+	for _, tt := range []struct {
+		name, host, arg string
+		payload         map[string]any
+		subject, digest string
+	}{
+		{"gemini jsonl", HostGemini, "", map[string]any{"session_id": "7c1e4a90-2b3d", "transcript_path": copyFixture("gemini-session.jsonl"), "cwd": dir, "hook_event_name": "PreCompress", "trigger": "auto"},
+			"capture(precompact): gemini session 7c1e4a90", "npm test -- checkout"},
+		{"gemini json", HostGemini, "", map[string]any{"session_id": "0a1b2c3d-4e5f", "transcript_path": copyFixture("gemini-session.json"), "cwd": dir, "hook_event_name": "AfterAgent", "prompt_response": "done"},
+			"capture(stop): gemini session 0a1b2c3d", "make lint"},
+		{"copilot camelCase", HostCopilot, "agentStop", map[string]any{"sessionId": "714bfd7c-a8ef", "timestamp": 1, "cwd": dir, "transcriptPath": copyFixture("copilot-events.jsonl"), "stopReason": "end_turn"},
+			"capture(stop): copilot session 714bfd7c", "npm run test:migrations"},
+		{"copilot PascalCase", HostCopilot, "", map[string]any{"hook_event_name": "PreCompact", "session_id": "99aa", "timestamp": "2026-03-23T15:04:12.263Z", "cwd": dir, "transcript_path": filepath.Join(dir, "copilot-events.jsonl"), "trigger": "manual"},
+			"capture(precompact): copilot session 99aa", "npm run test:migrations"},
+		{"cursor", HostCursor, "", map[string]any{"conversation_id": "c-9f3e", "hook_event_name": "stop", "workspace_roots": []string{dir}, "transcript_path": copyFixture("cursor-transcript.jsonl"), "status": "completed", "loop_count": 0},
+			"capture(stop): cursor session c-9f3e", "no, use pnpm instead of npm"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := json.Marshal(tt.payload)
+			var out bytes.Buffer
+			Run(ctx, Options{Harness: tt.host, Event: tt.arg, Home: r.Root(), Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard})
+			if out.Len() != 0 {
+				t.Errorf("a capture printed %q", out.String())
+			}
+			msg, err := exec.Command("git", "-C", r.Root(), "log", "-1", "--format=%s").Output()
+			if err != nil || !strings.HasPrefix(string(msg), tt.subject) {
+				t.Fatalf("last commit %q (%v), want %q…", msg, err, tt.subject)
+			}
+			if grep, _ := exec.Command("git", "-C", r.Root(), "grep", "-l", "-F", tt.digest, "HEAD", "--", "queue/").Output(); len(grep) == 0 {
+				t.Fatalf("the digest does not hold %q", tt.digest)
+			}
+		})
 	}
 }
