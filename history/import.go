@@ -394,7 +394,7 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 	if err != nil {
 		reason := "cannot read it: " + unwrapPath(err)
 		if errors.Is(err, transcript.ErrUnknownHarness) {
-			reason = "not a Claude Code or Codex transcript"
+			reason = "not a transcript of a host reflect reads"
 			// remembered, so that it is not reported again until it changes
 			st.Files[j.path] = &fileState{Size: j.info.Size(), ModTime: j.info.ModTime()}
 		}

@@ -250,9 +250,9 @@ func noRecords(path string, from int64, s *transcript.Session) string {
 	case s.Lines == 0:
 		return what + " is empty: no session record"
 	case len(why) > 0:
-		return fmt.Sprintf("%s holds no Claude Code or Codex session record (%d lines: %s)", what, s.Lines, strings.Join(why, ", "))
+		return fmt.Sprintf("%s holds no session record of a host reflect reads (%d lines: %s)", what, s.Lines, strings.Join(why, ", "))
 	}
-	return fmt.Sprintf("%s holds no Claude Code or Codex session record (%d lines, none a message)", what, s.Lines)
+	return fmt.Sprintf("%s holds no session record of a host reflect reads (%d lines, none a message)", what, s.Lines)
 }
 
 // What a capture reads of the subagents' transcripts, in all (their files newest first) and
