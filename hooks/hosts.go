@@ -79,8 +79,11 @@ func decodeFor(host, argEvent string, data []byte) (Payload, error) {
 		switch {
 		case f.str("cursor_version") != "" || f.has("conversation_id") && f.has("workspace_roots"):
 			host = HostCursor // Cursor running a Claude Code hook (its third-party setting)
-		case f.str("timestamp") != "" && !f.has("transcript_path") && !f.has("permission_mode"):
-			host = HostCopilot // Copilot CLI's PascalCase dialect, from the repository's .claude/settings.json
+		case f.str("timestamp") != "" && !f.has("permission_mode"):
+			// Copilot CLI's PascalCase dialect, from the repository's .claude/settings.json:
+			// an ISO timestamp, which no Claude Code payload carries (its Stop and
+			// PreCompact do carry a transcript_path, so that is no sign)
+			host = HostCopilot
 		}
 	}
 	var p Payload

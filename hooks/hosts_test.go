@@ -68,6 +68,8 @@ func TestDecodeHosts(t *testing.T) {
 			Payload{Event: "Stop", HostEvent: "stop", Host: HostCursor, SessionID: "c", CWD: "/w"}, false},
 		{"copilot via a Claude Code entry", HostClaude, "", `{"hook_event_name":"SessionStart","session_id":"abc","timestamp":"2026-03-23T15:04:12.263Z","cwd":"/repo","source":"new"}`,
 			Payload{Event: "SessionStart", HostEvent: "SessionStart", Host: HostCopilot, SessionID: "abc", CWD: "/repo", Source: "new"}, false},
+		{"copilot Stop via a Claude Code entry", HostClaude, "", `{"hook_event_name":"Stop","session_id":"abc","timestamp":"2026-03-23T15:04:12.263Z","cwd":"/repo","transcript_path":"/t/events.jsonl","stop_reason":"end_turn","stop_hook_active":false}`,
+			Payload{Event: "Stop", HostEvent: "Stop", Host: HostCopilot, SessionID: "abc", CWD: "/repo", TranscriptPath: "/t/events.jsonl"}, false},
 		{"claude stays claude", HostClaude, "", `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","permission_mode":"default","hook_event_name":"SessionStart","source":"startup"}`,
 			Payload{Event: "SessionStart", SessionID: "s", TranscriptPath: "/t.jsonl", CWD: "/p", Source: "startup"}, false},
 	}
