@@ -186,7 +186,16 @@ func checkHookOutputOf(host string, b []byte) string {
 		return "stdout is not one JSON object"
 	}
 	switch host {
-	case "claude", "codex":
+	case "codex":
+		return checkHookOutput(b)
+	case "claude":
+		// a Claude Code entry that Cursor or Copilot CLI ran answers in that host's shape
+		if top["additional_context"] != nil && len(top) == 1 {
+			return ""
+		}
+		if top["additionalContext"] != nil {
+			return checkHookOutputOf("copilot", b)
+		}
 		return checkHookOutput(b)
 	case "gemini":
 		if len(top) == 0 {
