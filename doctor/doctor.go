@@ -188,7 +188,11 @@ func (d *doctor) wiring(harness string) {
 		}
 	}
 	if len(found) == 0 && !hostPresent(harness) {
-		d.add(Finding{Check: harness, Severity: OK, Message: fmt.Sprintf("%s is not set up here (no %s, no %s on PATH)", hostName(harness), filepath.Dir(user), harness)})
+		home, err := install.HostHome(harness)
+		if err != nil {
+			home = filepath.Dir(user)
+		}
+		d.add(Finding{Check: harness, Severity: OK, Message: fmt.Sprintf("%s is not set up here (no %s, no %s on PATH)", hostName(harness), home, strings.Join(install.HostBinaries(harness), " or "))})
 		return
 	}
 	if len(found) == 0 {
