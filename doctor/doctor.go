@@ -222,6 +222,12 @@ func (d *doctor) wiring(harness string) {
 		if harness == install.Codex {
 			d.codex(w)
 		}
+		if harness == install.Gemini {
+			if off, why := install.GeminiHooksDisabled(w.path); off {
+				d.add(Finding{Check: harness, Severity: Error, Fix: "edit " + w.path + " (hooksConfig), or /hooks enable-all in Gemini CLI",
+					Message: fmt.Sprintf("Gemini CLI runs none of reflect's hooks: %s in %s", why, w.path)})
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -303,4 +304,32 @@ func hostsHint() string { return strings.Join(Hosts, ", ") }
 
 func unknownHost(host string) error {
 	return fmt.Errorf("unknown harness %q (want one of %s)", host, hostsHint())
+}
+
+// GeminiHooksDisabled reads a Gemini CLI settings.json and says whether it switches hooks
+// off ("hooksConfig": {"enabled": false}; hooks are on by default since v0.28), or lists
+// reflect's command under hooksConfig.disabled.
+func GeminiHooksDisabled(settings string) (bool, string) {
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		return false, ""
+	}
+	var s struct {
+		HooksConfig struct {
+			Enabled  *bool    `json:"enabled"`
+			Disabled []string `json:"disabled"`
+		} `json:"hooksConfig"`
+	}
+	if json.Unmarshal(data, &s) != nil {
+		return false, ""
+	}
+	if e := s.HooksConfig.Enabled; e != nil && !*e {
+		return true, "hooksConfig.enabled is false"
+	}
+	for _, d := range s.HooksConfig.Disabled {
+		if isReflect(d, Gemini) {
+			return true, "hooksConfig.disabled lists " + d
+		}
+	}
+	return false, ""
 }

@@ -251,3 +251,23 @@ func TestOpencodePlugin(t *testing.T) {
 		t.Fatal("a foreign reflect.js was changed")
 	}
 }
+
+// TestGeminiHooksDisabled: hooks switched off, or reflect's command disabled, is seen.
+func TestGeminiHooksDisabled(t *testing.T) {
+	for _, tt := range []struct {
+		settings string
+		off      bool
+	}{
+		{`{"hooksConfig":{"enabled":false}}`, true},
+		{`{"hooksConfig":{"enabled":true,"disabled":["/usr/bin/reflect hook gemini"]}}`, true},
+		{`{"hooksConfig":{"disabled":["./guard.sh"]}}`, false},
+		{`{}`, false},
+		{`not json`, false},
+	} {
+		p := filepath.Join(t.TempDir(), "settings.json")
+		os.WriteFile(p, []byte(tt.settings), 0o644)
+		if off, why := GeminiHooksDisabled(p); off != tt.off {
+			t.Errorf("%s: off %v (%s)", tt.settings, off, why)
+		}
+	}
+}
