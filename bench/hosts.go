@@ -2,12 +2,41 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	_ "modernc.org/sqlite" // opencode's database, written here as opencode would
 )
+
+// opencodeDB makes an opencode database (its tables, as in opencode's session.sql.ts) with one
+// session in dir/opencode.db, where XDG_DATA_HOME=filepath.Dir(dir) makes reflect look.
+func opencodeDB(dir, project string) (*sql.DB, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "opencode.db"))
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range []string{
+		`CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, slug TEXT, directory TEXT, title TEXT, version TEXT, time_created INTEGER, time_updated INTEGER)`,
+		`CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT)`,
+		`CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT)`,
+		`PRAGMA journal_mode=WAL`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	now := time.Now().UnixMilli()
+	_, err = db.Exec(`INSERT INTO session VALUES ('ses_bench', 'p', NULL, 's', ?, 't', '1.16.2', ?, ?)`, project, now, now)
+	return db, err
+}
 
 // runHosts measures the capture hook of every host as the hosts run it (a new process, the
 // host's own compaction payload on stdin, its own transcript grown by one message before
@@ -61,7 +90,27 @@ func runHosts(n, runs, projects int) error {
 				return fmt.Sprintf(`{"role":"user","message":{"content":[{"type":"text","text":"<user_query>run the tests again, step %d</user_query>"}]}}`, i)
 			}},
 	}
+	// opencode keeps its sessions in SQLite: its hook mirrors the session from the database
+	// before the capture reads it, and the turn it grows by is a message and its part
+	db, err := opencodeDB(filepath.Join(tmp, "opencode"), cwd)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	env = append(env, "XDG_DATA_HOME="+tmp)
+	hosts = append(hosts, &host{name: "opencode (PreCompact, from its database)", hook: "opencode", arg: "PreCompact",
+		payload: func(string) map[string]any { return map[string]any{"session_id": "ses_bench", "cwd": cwd} },
+		grow: func(i int) string {
+			at := time.Now().UnixMilli()
+			db.Exec(`INSERT INTO message VALUES (?, 'ses_bench', ?, ?, '{"role":"user"}')`, fmt.Sprintf("msg_g%04d", i), at, at)
+			db.Exec(`INSERT INTO part VALUES (?, ?, 'ses_bench', ?, ?, ?)`, fmt.Sprintf("prt_g%04d", i), fmt.Sprintf("msg_g%04d", i), at, at,
+				fmt.Sprintf(`{"type":"text","text":"run the tests again, step %d"}`, i))
+			return ""
+		}})
 	for _, h := range hosts {
+		if h.fixture == "" {
+			continue
+		}
 		src, err := os.ReadFile(filepath.Join("fixtures", "transcripts", h.fixture))
 		if err != nil {
 			return err
@@ -73,9 +122,11 @@ func runHosts(n, runs, projects int) error {
 	}
 	for i := 0; i < runs+3; i++ {
 		for _, h := range hosts {
-			f, _ := os.OpenFile(h.tr, os.O_APPEND|os.O_WRONLY, 0)
-			f.WriteString(h.grow(i) + "\n")
-			f.Close()
+			if line := h.grow(i); line != "" {
+				f, _ := os.OpenFile(h.tr, os.O_APPEND|os.O_WRONLY, 0)
+				f.WriteString(line + "\n")
+				f.Close()
+			}
 			p, _ := json.Marshal(h.payload(h.tr))
 			args := []string{"--home", home, "hook", h.hook}
 			if h.arg != "" {
