@@ -53,6 +53,7 @@ func main() {
 	projects := flag.Int("projects", 50, "projects the learnings are spread over")
 	quick := flag.Bool("quick", false, "small sizes and few runs (CI)")
 	hooksMode := flag.Bool("hooks", false, "measure the capture hooks instead of reflect add")
+	hostsMode := flag.Bool("hosts", false, "measure the capture hook of every host beside Claude Code's")
 	syncMode := flag.Bool("sync", false, "measure reflect sync of two clones diverged by 1,000 learnings each, beside the git CLI")
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
@@ -134,6 +135,12 @@ func main() {
 			sz = *sizes
 		}
 		err = runRecall(sz, *runs)
+	} else if *hostsMode {
+		n := 10000
+		if *quick {
+			n = 1000
+		}
+		err = runHosts(n, *runs, *projects)
 	} else if *hooksMode {
 		n := 10000
 		if *quick {

@@ -429,7 +429,8 @@ func isRejection(n queue.Note) bool {
 
 func shellTool(name string) bool {
 	switch strings.ToLower(name) {
-	case "bash", "shell", "exec_command", "shell_command", "local_shell_call", "container.exec":
+	case "bash", "shell", "exec_command", "shell_command", "local_shell_call", "container.exec",
+		"run_shell_command": // Gemini CLI's; Copilot CLI's is bash, Cursor's Shell
 		return true
 	}
 	return false

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reflect-memory/reflect/opencode"
 	"github.com/reflect-memory/reflect/transcript"
 	"github.com/reflect-memory/reflect/transcript/redact"
 )
@@ -25,6 +26,15 @@ type ImportOptions struct {
 	// ClaudeDir is Claude Code's projects folder (~/.claude/projects), CodexDir Codex's
 	// sessions folder (~/.codex/sessions); "" skips one. Both are walked for *.jsonl.
 	ClaudeDir, CodexDir string
+	// GeminiDir is Gemini CLI's ~/.gemini/tmp (its chats/ folders are read), CopilotDir
+	// Copilot CLI's ~/.copilot/session-state, CursorDir Cursor's ~/.cursor/projects (its
+	// agent-transcripts/ folders are read); "" skips one.
+	GeminiDir, CopilotDir, CursorDir string
+	// OpencodeMirrors is where opencode's sessions are mirrored as JSON lines (package
+	// opencode), from its database OpencodeDB and its older storage OpencodeStorage; the
+	// sessions changed since Since are mirrored first, then the mirrors are read as
+	// transcripts. "" skips opencode.
+	OpencodeMirrors, OpencodeDB, OpencodeStorage string
 	// Files, when set, are the only transcripts read (the Stop hook's one transcript);
 	// the folders are not walked and Since does not apply.
 	Files []string
@@ -117,6 +127,12 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 		return nil, err
 	}
 	rep := &Report{Folders: []Folder{}, SkippedFiles: []SkippedFile{}, SkippedLines: map[string]int{}, Torn: []string{}}
+	if o.OpencodeMirrors != "" && len(o.Files) == 0 {
+		if _, err := opencode.MirrorAll(ctx, o.OpencodeDB, o.OpencodeStorage, o.OpencodeMirrors, o.Since); err != nil {
+			// a database opencode is migrating, or one of another version: the rest is imported
+			rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{o.OpencodeDB, "cannot read opencode's sessions: " + err.Error()})
+		}
+	}
 	jobs, err := a.plan(st, o, rep)
 	if err != nil {
 		return nil, err
@@ -210,11 +226,12 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			paths = append(paths, agents...)
 		}
 	} else {
-		for _, root := range []string{o.ClaudeDir, o.CodexDir} {
+		for i, root := range []string{o.ClaudeDir, o.CodexDir, o.GeminiDir, o.CopilotDir, o.CursorDir, o.OpencodeMirrors} {
 			if root == "" {
 				continue
 			}
-			found, err := walkTranscripts(root)
+			keep := []func(string) bool{nil, nil, geminiFile, copilotFile, cursorFile, nil}[i]
+			found, err := walkTranscripts(root, keep)
 			if err != nil {
 				return nil, err
 			}
@@ -255,6 +272,11 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			if j.rewrite = rewritten(p, info.Size(), prev); !j.rewrite {
 				j.from = prev.Offset
 			}
+			if prev.Harness == string(transcript.HarnessGemini) && prev.Stream != "" {
+				// Gemini CLI writes a message again when it changes, rewinds and replaces
+				// the list: what was read of it may be wrong now, so it is read again whole
+				j.rewrite, j.from = true, 0
+			}
 		}
 		jobs = append(jobs, j)
 	}
@@ -267,8 +289,9 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 	return jobs, nil
 }
 
-// walkTranscripts lists the *.jsonl files under root (none when root does not exist).
-func walkTranscripts(root string) ([]string, error) {
+// walkTranscripts lists the *.jsonl files under root (none when root does not exist), or
+// with keep the files it keeps.
+func walkTranscripts(root string, keep func(path string) bool) ([]string, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -284,7 +307,7 @@ func walkTranscripts(root string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+		if d.Type().IsRegular() && (keep == nil && strings.HasSuffix(d.Name(), ".jsonl") || keep != nil && keep(p)) {
 			out = append(out, p)
 		}
 		return nil
@@ -373,7 +396,7 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 	if err != nil {
 		reason := "cannot read it: " + unwrapPath(err)
 		if errors.Is(err, transcript.ErrUnknownHarness) {
-			reason = "not a Claude Code or Codex transcript"
+			reason = "not a transcript of a host reflect reads"
 			// remembered, so that it is not reported again until it changes
 			st.Files[j.path] = &fileState{Size: j.info.Size(), ModTime: j.info.ModTime()}
 		}

@@ -53,7 +53,7 @@ func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
 	if res.Text == "" {
 		return nil, nil
 	}
-	return &Output{HookSpecificOutput: &SpecificOutput{HookEventName: e.Event, AdditionalContext: res.Text}}, nil
+	return e.contextOutput(res.Text), nil
 }
 
 // background starts a detached reflect on this repository, when the caller allows it.

@@ -49,9 +49,10 @@ injected in that session are left out, as the hook does (recall itself records n
 			if err != nil {
 				return err
 			}
-			harness := map[string]string{"claude": "claude-code", "claude-code": "claude-code", "codex": "codex"}[o.harness]
+			harness := map[string]string{"claude": "claude-code", "claude-code": "claude-code", "codex": "codex",
+				"gemini": "gemini", "copilot": "copilot", "cursor": "cursor", "opencode": "opencode"}[o.harness]
 			if harness == "" {
-				return flagErrorf("--harness must be claude or codex (got %q)", o.harness)
+				return flagErrorf("--harness must be claude, codex, gemini, copilot, cursor or opencode (got %q)", o.harness)
 			}
 			ix, err := a.openIndex(cmd.Context(), r)
 			if err != nil {
@@ -91,7 +92,7 @@ injected in that session are left out, as the hook does (recall itself records n
 	f.StringVar(&o.cwd, "cwd", "", "the directory the agent works in (default: this one)")
 	f.StringVar(&o.prompt, "prompt", "", "the user's prompt (default: a session start)")
 	f.StringVar(&o.session, "session", "", "leave out what this session was already given")
-	f.StringVar(&o.harness, "harness", "claude", "the host whose session --session names: claude or codex")
+	f.StringVar(&o.harness, "harness", "claude", "the host whose session --session names: claude, codex, gemini, copilot, cursor or opencode")
 	f.BoolVar(&o.explain, "explain", false, "say why each candidate was kept or dropped")
 	return cmd
 }
