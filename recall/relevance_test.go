@@ -44,7 +44,36 @@ func relevanceRepo(t testing.TB) (*gitstore.Repo, map[string]string, []fixtures.
 	if _, err := r.Commit(ctx, "relevance corpus", files); err != nil {
 		t.Fatal(err)
 	}
+	checkLabels(t, ls, qs)
 	return r, keys, qs
+}
+
+// checkLabels holds the suite to its own rules: a query labels only current learnings of its
+// own project or _global, each under one name.
+func checkLabels(t testing.TB, ls []fixtures.RelLearning, qs []fixtures.RelQuery) {
+	t.Helper()
+	byKey := map[string]fixtures.RelLearning{}
+	for _, l := range ls {
+		byKey[l.Key] = l
+	}
+	names := map[string]bool{}
+	for _, q := range qs {
+		if names[q.Name] {
+			t.Fatalf("query %s: named twice", q.Name)
+		}
+		names[q.Name] = true
+		for _, k := range append(append([]string(nil), q.Relevant...), q.Related...) {
+			l, ok := byKey[k]
+			switch {
+			case !ok:
+				t.Fatalf("query %s: no learning %s", q.Name, k)
+			case l.Status != "" && l.Status != "current":
+				t.Fatalf("query %s: %s is %s", q.Name, k, l.Status)
+			case l.Project != q.Project && l.Project != "_global":
+				t.Fatalf("query %s: %s is of %s", q.Name, k, l.Project)
+			}
+		}
+	}
 }
 
 // suiteNow is the day the suite's queries are asked (the corpus ends in November 2026).
@@ -61,7 +90,8 @@ func TestRelevance(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	var injected, relevant, wantRelevant, gotRelevant, dirty, silentNeg, negatives int
+	var injected, relevant, dirty, silentNeg, negatives int
+	want, found := map[string]int{}, map[string]int{} // labelled relevant, and injected, by kind
 	var report []string
 	for _, q := range qs {
 		ws := &Workspace{Project: q.Project, Branch: q.Branch, Subjects: q.Commits}
@@ -93,10 +123,10 @@ func TestRelevance(t *testing.T) {
 			got = append(got, mark+k)
 		}
 		injected += len(res.Injected)
-		wantRelevant += len(q.Relevant)
+		want[res.Kind] += len(q.Relevant)
 		for _, c := range res.Injected {
 			if rel[keys[c.ID]] {
-				gotRelevant++
+				found[res.Kind]++
 			}
 		}
 		if bad {
@@ -122,9 +152,9 @@ func TestRelevance(t *testing.T) {
 	sort.Strings(report)
 	precision := float64(relevant) / float64(max(1, injected))
 	dirtyShare := float64(dirty) / float64(len(qs))
-	recallShare := float64(gotRelevant) / float64(max(1, wantRelevant))
-	summary := fmt.Sprintf("relevance: %d queries (%d negative): precision@3 %.3f, queries injecting something irrelevant %.1f%% (%d), relevant found %.3f, negatives left silent %d/%d, injected %d",
-		len(qs), negatives, precision, 100*dirtyShare, dirty, recallShare, silentNeg, negatives, injected)
+	share := func(kind string) float64 { return float64(found[kind]) / float64(max(1, want[kind])) }
+	summary := fmt.Sprintf("relevance: %d queries (%d negative): precision@3 %.3f, queries injecting something irrelevant %.1f%% (%d), relevant found %.3f at UserPromptSubmit (%d/%d) and %.3f at SessionStart (%d/%d), negatives left silent %d/%d, injected %d",
+		len(qs), negatives, precision, 100*dirtyShare, dirty, share("prompt"), found["prompt"], want["prompt"], share("start"), found["start"], want["start"], silentNeg, negatives, injected)
 	t.Log(summary)
 	if testing.Verbose() {
 		for _, l := range report {
