@@ -43,7 +43,7 @@ func newScanner(ctx context.Context, r *gitstore.Repo, t target) (*scanner, erro
 		var fw []map[string]int
 		for _, field := range textFields {
 			m := map[string]int{}
-			for _, w := range analyzeAll(fieldText(d, field)) {
+			for _, w := range analyzeAll(FieldText(d, field)) {
 				m[w]++
 			}
 			fw = append(fw, m)
@@ -53,16 +53,17 @@ func newScanner(ctx context.Context, r *gitstore.Repo, t target) (*scanner, erro
 	return sc, nil
 }
 
-func fieldText(d Doc, field string) string {
+// FieldText is the text of one of a learning's searched fields (lists one item a line).
+func FieldText(d Doc, field string) string {
 	switch field {
 	case "title":
 		return d.Title
 	case "tags":
-		return strings.Join(d.Tags, " ")
+		return strings.Join(d.Tags, "\n")
 	case "entities":
-		return strings.Join(d.Entities, " ")
+		return strings.Join(d.Entities, "\n")
 	case "triggers":
-		return strings.Join(d.Triggers, " ")
+		return strings.Join(d.Triggers, "\n")
 	}
 	return d.Body
 }

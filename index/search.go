@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
@@ -60,7 +59,7 @@ var analysisMapping = newMapping()
 // Analyze returns the words of text as the index stores them (lower case, stemmed,
 // without stop words), in order, without repeats.
 func Analyze(text string) []string {
-	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(en.AnalyzerName, []byte(text))
+	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(analyzerName, []byte(text))
 	if err != nil {
 		return nil
 	}
@@ -287,6 +286,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	var weights map[string]float64
 	var maxWeight float64
+	words := q.words() // every word asked is explained, the common ones too
 	if len(q.Terms) > 0 {
 		weights, maxWeight = ix.weights(ctx, q.Terms)
 		q.Terms = informative(q.Terms, weights, maxWeight)
@@ -303,7 +303,6 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Total: sr.Total, Source: "index", Note: ix.note}
-	words := q.words()
 	for _, h := range sr.Hits {
 		hit := Hit{Doc: docFromFields(h.ID, h.Fields), Score: h.Score}
 		hit.explain(words, q.Snippets)
@@ -341,10 +340,10 @@ func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float6
 	return out, idf(n, 1)
 }
 
-// informative drops the words found in most learnings (weight under a fifth of the
-// rarest word's, i.e. in more than about a third of all learnings): they say little about
-// relevance and walking their long lists is most of a search's cost. The three weightiest
-// words always stay.
+// informative drops from the search the words found in most learnings (weight under a
+// fifth of the rarest word's, i.e. in more than about a third of all learnings): they say
+// little about relevance and walking their long lists is most of a search's cost. The three
+// weightiest words always stay. The hits returned are still explained with every word.
 func informative(terms []string, weights map[string]float64, maxWeight float64) []string {
 	sorted := append([]string(nil), terms...)
 	sort.SliceStable(sorted, func(i, j int) bool { return weights[sorted[i]] > weights[sorted[j]] })
@@ -394,7 +393,7 @@ func (h *Hit) explain(words map[string]bool, withSnippet bool) {
 	h.Strength = map[string]float64{}
 	var spans [][2]int
 	for _, f := range textFields {
-		text := fieldText(h.Doc, f)
+		text := FieldText(h.Doc, f)
 		tf := map[string]float64{}
 		for _, tok := range tokens(text) {
 			if words[tok.term] {
@@ -425,7 +424,7 @@ type token struct {
 
 // tokens analyzes text keeping each word's byte offsets.
 func tokens(text string) []token {
-	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(en.AnalyzerName, []byte(text))
+	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(analyzerName, []byte(text))
 	if err != nil {
 		return nil
 	}
