@@ -11,7 +11,6 @@ import (
 
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
-	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
@@ -80,21 +79,20 @@ func checkLabels(t testing.TB, ls []fixtures.RelLearning, qs []fixtures.RelQuery
 var suiteNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 // TestRelevance measures recall on the labelled suite: precision@3 (of what is injected,
-// the share labelled relevant) and the share of queries that inject anything irrelevant
-// (labelled neither relevant nor related). Targets: ≥ 0.8 and ≤ 5%.
+// the share labelled relevant), the share of queries that inject anything irrelevant
+// (labelled neither relevant nor related), the negative queries (nothing labelled) left
+// silent, and the share of labelled-relevant learnings found at each hook. It holds the
+// first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to the figures reached
+// (the targets, 0.75 and 0.7, are not: see the README).
 func TestRelevance(t *testing.T) {
 	r, keys, qs := relevanceRepo(t)
 	ctx := context.Background()
-	ix, err := index.Open(ctx, r, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openIndex(t, r)
 	var injected, relevant, dirty, silentNeg, negatives int
 	want, found := map[string]int{}, map[string]int{} // labelled relevant, and injected, by kind
 	var report []string
 	for _, q := range qs {
-		ws := &Workspace{Project: q.Project, Branch: q.Branch, Subjects: q.Commits}
+		ws := &Workspace{Project: q.Project, Branch: q.Branch, Subjects: q.Commits, Files: q.Files}
 		res, err := Recall(ctx, r, ix, Request{Workspace: ws, Prompt: q.Prompt, Now: suiteNow})
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +130,7 @@ func TestRelevance(t *testing.T) {
 		if bad {
 			dirty++
 		}
-		if len(q.Relevant) == 0 {
+		if len(q.Relevant) == 0 && len(q.Related) == 0 {
 			negatives++
 			if len(res.Injected) == 0 {
 				silentNeg++
@@ -143,7 +141,7 @@ func TestRelevance(t *testing.T) {
 			line = "!! " + line
 			var why []string
 			for _, c := range res.Candidates[:min(5, len(res.Candidates))] {
-				why = append(why, fmt.Sprintf("%s %.2f ev %.2f cov %.2f [%s] %s", keys[c.ID], c.Final, c.Evidence, c.Coverage, strings.Join(c.Terms, " "), c.Why))
+				why = append(why, fmt.Sprintf("%s %.2f cov %.2f rarity %.2f rel %.2f [%s] %s", keys[c.ID], c.Final, c.Coverage, c.Rarity, c.Relative, matched(c), c.Why))
 			}
 			line += "\n      terms: " + strings.Join(res.Terms, " ") + "\n      top: " + strings.Join(why, "\n           ")
 		}
@@ -161,7 +159,7 @@ func TestRelevance(t *testing.T) {
 			t.Log(l)
 		}
 	}
-	if precision < 0.8 || dirtyShare > 0.05 {
+	if precision < 0.9 || dirtyShare > 0.05 || silentNeg < negatives || share("prompt") < 0.6 || share("start") < 0.55 {
 		for _, l := range report {
 			if strings.HasPrefix(l, "!!") {
 				t.Log(l)
@@ -169,4 +167,20 @@ func TestRelevance(t *testing.T) {
 		}
 		t.Errorf("below target: %s", summary)
 	}
+}
+
+// matched lists what a candidate matched, for the suite's report.
+func matched(c Candidate) string {
+	var out []string
+	for _, m := range c.Matches {
+		s := m.Said
+		if m.Found != "" {
+			s += "=" + m.Found
+		}
+		if m.Kind != string(Word) {
+			s += "(" + m.Kind + ")"
+		}
+		out = append(out, fmt.Sprintf("%s %.2f", s, m.Weight))
+	}
+	return strings.Join(out, ", ")
 }

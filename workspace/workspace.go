@@ -36,7 +36,9 @@ type Workspace struct {
 	// Subjects are the subjects of the latest commits of HEAD's first-parent line, newest
 	// first, merges left out: only when Read was asked for some.
 	Subjects []string
-	common   string // where config and refs live: the main repository's git directory
+	// Files are the paths those commits touched, newest commit first, each once.
+	Files  []string
+	common string // where config and refs live: the main repository's git directory
 }
 
 // Read describes dir: its repository, project key, branch and HEAD, and the subjects of up
