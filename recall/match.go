@@ -134,8 +134,15 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 		m.Weight, m.Strength = sc.Credit*sc.Weight, sc.Strength
 		c.Matches = append(c.Matches, m)
 	}
+	// the files a session's commits touched make a subject's match rarer, never wider
+	for _, t := range tp.Support {
+		if w := weight(t.Word); has[t.Word] && w > 0 {
+			c.Rarity += w
+			c.Matches = append(c.Matches, Match{Said: t.Word, Kind: "file", Weight: w, Strength: h.Strength[t.Word]})
+		}
+	}
 	if total > 0 {
-		c.Coverage = got / total
+		c.Coverage = min(1, got/total)
 	}
 	if len(tp.Phrases) > 0 {
 		fields := map[string][]string{}

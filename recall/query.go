@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,6 +19,9 @@ type Topic struct {
 	Text    string   `json:"text"` // what it was made of
 	Terms   []Term   `json:"terms"`
 	Phrases []Phrase `json:"phrases,omitempty"`
+	// Support are words that count for the topic when a learning holds them and never
+	// against it: at a session start, the parts of the paths the commits touched.
+	Support []Term `json:"support,omitempty"`
 	// Clauses are a prompt's parts that ask for different things, each judged on the
 	// prompt's candidates as a topic of its own.
 	Clauses []Topic `json:"clauses,omitempty"`
@@ -48,6 +52,7 @@ const (
 	Whole TermKind = "whole" // an identifier or path
 	// Long: words the text says in full that the vocabulary abbreviates (pull request: pr)
 	Long TermKind = "long"
+	Part TermKind = "part" // a part of a path the recent commits touched
 )
 
 // words are the distinct analyzed words the topic asks the index for.
@@ -60,7 +65,7 @@ func (tp Topic) words() []string {
 			out = append(out, w)
 		}
 	}
-	for _, t := range tp.Terms {
+	for _, t := range append(tp.Terms, tp.Support...) {
 		for _, f := range t.Forms {
 			for _, w := range f {
 				add(w)
@@ -159,12 +164,26 @@ func StartTopics(w Workspace) []Topic {
 		tp.Text = w.Branch
 		add(tp)
 	}
-	for _, s := range w.Subjects {
-		add(topic("commit", s, subjectNoise(), chatter()))
-	}
+	var support []Term
+	var files Topic
 	if len(w.Files) > 0 {
-		add(filesTopic(w.Files))
+		files = filesTopic(w.Files)
+		seen := map[string]bool{}
+		for _, t := range files.Terms {
+			for _, p := range t.Parts {
+				if !seen[p] && !strings.ContainsAny(p, "./-_") {
+					seen[p] = true
+					support = append(support, Term{Word: p, Kind: Part, Forms: [][]string{{p}}})
+				}
+			}
+		}
 	}
+	for _, s := range w.Subjects {
+		tp := topic("commit", s, subjectNoise(), chatter())
+		tp.Support = support
+		add(tp)
+	}
+	add(files)
 	return out
 }
 
@@ -217,7 +236,8 @@ func topic(kind, text string, noise ...map[string]bool) Topic {
 }
 
 // filesTopic is what the files recent commits touched say: each path, whole and in parts
-// (its directories, its file name, its stem and extension: a .tf file says terraform). A
+// (its directories, its file name, its stem and extension: a .tf file says terraform), and
+// its file name whole. A
 // path's words are evidence, not a sentence: no phrases, no vocabulary.
 func filesTopic(files []string) Topic {
 	tp := Topic{Kind: "files", Text: strings.Join(files, " ")}
@@ -238,7 +258,12 @@ func filesTopic(files []string) Topic {
 			}
 		}
 		tp.Terms = append(tp.Terms, t)
-		if len(tp.Terms) == maxTerms {
+		// the file's name on its own: a learning may name schema.yml, not its directory
+		if base := index.AnalyzeTerms(path.Base(f)); len(base) > 0 && base[0].Whole && base[0].Text != t.Word && !seen[base[0].Text] {
+			seen[base[0].Text] = true
+			tp.Terms = append(tp.Terms, Term{Word: base[0].Text, Kind: Whole, Forms: [][]string{{base[0].Text}}})
+		}
+		if len(tp.Terms) >= maxTerms {
 			break
 		}
 	}

@@ -163,7 +163,7 @@ func TestTerms(t *testing.T) {
 		{"one topic a subject", words(StartTopics(Workspace{Branch: "main", Subjects: []string{"webhooks: verify signature", "bump stripe to 7.1"}})...),
 			"commit: webhook verifi signatur | commit: stripe"},
 		{"files", words(StartTopics(Workspace{Files: []string{"internal/auth/redirect.go"}})...),
-			"files: internal/auth/redirect.go(intern auth redirect.go redirect go)"},
+			"files: internal/auth/redirect.go(intern auth redirect.go redirect go) redirect.go"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
