@@ -169,20 +169,24 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 		cands = append(cands, best[id])
 	}
 	seen := readSeen(repo, req)
-	from := origins(repo, cands)
+	// where a learning came from, and what holds it back for that, is asked only of those
+	// that qualify on their match (each costs a read of the provenance records and a search)
+	var qualified []Candidate
+	for i := range cands {
+		if _, _, ok := DefaultGates().qualify(&cands[i], cfg); ok && !seen[cands[i].ID] {
+			qualified = append(qualified, cands[i])
+		}
+	}
+	from := origins(repo, qualified)
 	for i := range cands {
 		cands[i].From = from[cands[i].ID]
 	}
 	res.Candidates = rank(cands, ws.Project, req.Now, cfg)
-	// what holds a candidate back for where it came from, asked once each
 	others, held := gateOthers(repo, cfg.FromOthers), map[string]string{}
-	for _, c := range res.Candidates {
-		if seen[c.ID] {
-			continue
-		}
+	for _, c := range qualified {
 		if n, err := ix.Claimed(ctx, c.ID); err == nil && n > 1 {
 			held[c.ID] = fmt.Sprintf("%d files claim this id (reflect doctor names them)", n)
-		} else if why := others(c.From); why != "" {
+		} else if why := others(from[c.ID]); why != "" {
 			held[c.ID] = why
 		}
 	}
