@@ -41,14 +41,12 @@ func runRecall(sizeList string, runs int) error {
 		if err := memory(env, bin, home, n, max(1, min(n/10, 1000)), 20); err != nil {
 			return err
 		}
-		// the agent's project: a repository whose remote is synthetic project 3
+		// the agent's project: a repository whose remote is synthetic project 3, an import of
+		// 400 files in 20 directories, then five commits on the branch touching a few each
+		// (SessionStart reads their subjects and the files they touched)
 		proj := filepath.Join(tmp, fmt.Sprintf("proj-%d", n))
-		for _, args := range [][]string{{"init", "-q", "-b", "fix/webhook-retry-deadlock", proj},
-			{"-C", proj, "remote", "add", "origin", "https://" + fixtures.SynthProject(3) + ".git"},
-			{"-C", proj, "commit", "-q", "--allow-empty", "-m", "postgres: retry the migration lock on deadlock"}} {
-			if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
-				return fmt.Errorf("git %v: %v: %s", args, err, out)
-			}
+		if err := project(env, proj); err != nil {
+			return err
 		}
 		timed := func(dir string, stdin []byte, name string, args ...string) (float64, error) {
 			c := command(env, dir, name, args...)
@@ -149,6 +147,52 @@ func runRecall(sizeList string, runs int) error {
 	fmt.Printf("\n| learnings | reflect reindex (median of runs) | search that first catches up 100 new learnings (median of 3) | ÷ steady search |\n|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		fmt.Printf("| %d | %.0f ms (%d runs) | %.1f ms | %.1f× |\n", r.n, pct(r.reindex, 50), len(r.reindex), pct(r.catchUp, 50), pct(r.catchUp, 50)/pct(r.search, 50))
+	}
+	return nil
+}
+
+// project makes the agent's repository of the recall bench.
+func project(env []string, proj string) error {
+	git := func(args ...string) error {
+		if out, err := command(env, ".", "git", append([]string{"-C", proj}, args...)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		}
+		return nil
+	}
+	write := func(path, text string) error {
+		p := filepath.Join(proj, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte(text), 0o644)
+	}
+	if out, err := command(env, ".", "git", "init", "-q", "-b", "fix/webhook-retry-deadlock", proj).CombinedOutput(); err != nil {
+		return fmt.Errorf("git init: %v: %s", err, out)
+	}
+	if err := git("remote", "add", "origin", "https://"+fixtures.SynthProject(3)+".git"); err != nil {
+		return err
+	}
+	for i := 0; i < 400; i++ {
+		if err := write(fmt.Sprintf("internal/pkg%02d/file%02d.go", i%20, i/20), fmt.Sprintf("package pkg%02d // %d\n", i%20, i)); err != nil {
+			return err
+		}
+	}
+	if err := git("add", "-A"); err != nil {
+		return err
+	}
+	if err := git("commit", "-q", "-m", "import"); err != nil {
+		return err
+	}
+	for i, subject := range []string{"webhooks: log the delivery id", "db: add the migration lock table",
+		"webhooks: retry with backoff", "ci: run the postgres tests", "postgres: retry the migration lock on deadlock"} {
+		for k := 0; k < 3; k++ {
+			if err := write(fmt.Sprintf("internal/pkg%02d/file%02d.go", (i*3+k)%20, k), fmt.Sprintf("package pkg%02d // changed by %d\n", (i*3+k)%20, i)); err != nil {
+				return err
+			}
+		}
+		if err := git("commit", "-q", "-am", subject); err != nil {
+			return err
+		}
 	}
 	return nil
 }
