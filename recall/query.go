@@ -85,7 +85,7 @@ var chatter = lazySet(`please pls thanks thank ok okay hey hi hello can could wo
 	want like just also now again still really actually maybe think know see thing things
 	something stuff work working works done do does did doing use using used way good bad
 	new old one two run fix fixed fixing issue problem question why how what when where
-	which who whom whose`)
+	which who whom whose say says said tell told ask asked seem seems`)
 
 // Branch name words that say nothing about the work.
 var branchNoise = lazySet(`main master trunk develop development dev head

@@ -81,11 +81,12 @@ func TestSweep(t *testing.T) {
 			for _, tr := range []float64{1.5, 2, 2.5} {
 				g := DefaultGates()
 				g.RelativeFloor, g.Rarity, g.TopRarity = rf, ra, tr
-				var line [2][4]int // per half: injected, relevant, dirty, found
+				var line [2][4]int // per half: injected, relevant injected, dirty, labelled relevant
 				for i, q := range qs {
 					res := &Result{Terms: rs[i].Terms, Candidates: append([]Candidate(nil), rs[i].Candidates...)}
 					pick(res, nil, config.Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4}, g, nil)
 					h := i % 2
+					line[h][3] += len(q.Relevant)
 					rel, ok := map[string]bool{}, map[string]bool{}
 					for _, k := range q.Relevant {
 						rel[k], ok[k] = true, true
@@ -107,7 +108,9 @@ func TestSweep(t *testing.T) {
 					}
 				}
 				p := func(h int) float64 { return float64(line[h][1]) / float64(max(1, line[h][0])) }
-				t.Logf("floor %.1f rarity %.1f top rarity %.1f | even P %.2f dirty %d inj %d | odd P %.2f dirty %d inj %d", rf, ra, tr, p(0), line[0][2], line[0][0], p(1), line[1][2], line[1][0])
+				found := func(h int) float64 { return float64(line[h][1]) / float64(max(1, line[h][3])) }
+				t.Logf("floor %.1f rarity %.1f top rarity %.1f | even P %.2f dirty %d found %.2f | odd P %.2f dirty %d found %.2f",
+					rf, ra, tr, p(0), line[0][2], found(0), p(1), line[1][2], found(1))
 			}
 		}
 	}
