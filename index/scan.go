@@ -131,6 +131,11 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 			}
 		}
 	}
+	if len(q.Terms) > 0 {
+		for _, w := range q.Also {
+			df[w] = 0
+		}
+	}
 	for _, fw := range sc.words {
 		for w := range df {
 			for _, m := range fw {

@@ -14,8 +14,11 @@ import (
 // Query is one search. Text is what a person typed (bleve query-string syntax, plus a|b
 // for alternatives); Terms is what recall asks (analyzed words, any of which may match).
 type Query struct {
-	Text     string
-	Terms    []string
+	Text  string
+	Terms []string
+	// Also are words the hits are weighed and explained with but that are not searched for
+	// (recall's evidence that may add to a match but never brings a learning up).
+	Also     []string
 	Projects []string // learnings of these projects only; empty: every project
 	Kinds    []string
 	Tags     []string
@@ -288,7 +291,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	var maxWeight float64
 	words := q.words() // every word asked is explained, the common ones too
 	if len(q.Terms) > 0 {
-		weights, maxWeight = ix.weights(ctx, q.Terms)
+		weights, maxWeight = ix.weights(ctx, append(append([]string(nil), q.Terms...), q.Also...))
 		q.Terms = informative(q.Terms, weights, maxWeight)
 	}
 	b := bleve.NewBooleanQuery()
@@ -364,7 +367,7 @@ func idf(n, df uint64) float64 {
 func (q Query) words() map[string]bool {
 	out := map[string]bool{}
 	if len(q.Terms) > 0 {
-		for _, t := range q.Terms {
+		for _, t := range append(q.Terms, q.Also...) {
 			out[t] = true
 		}
 		return out

@@ -55,6 +55,15 @@ const (
 	Part TermKind = "part" // a part of a path the recent commits touched
 )
 
+// supportWords are the words the topic's hits are weighed with, not searched for.
+func (tp Topic) supportWords() []string {
+	out := make([]string, 0, len(tp.Support))
+	for _, t := range tp.Support {
+		out = append(out, t.Word)
+	}
+	return out
+}
+
 // words are the distinct analyzed words the topic asks the index for.
 func (tp Topic) words() []string {
 	var out []string
@@ -65,7 +74,7 @@ func (tp Topic) words() []string {
 			out = append(out, w)
 		}
 	}
-	for _, t := range append(tp.Terms, tp.Support...) {
+	for _, t := range tp.Terms {
 		for _, f := range t.Forms {
 			for _, w := range f {
 				add(w)

@@ -1,15 +1,19 @@
-// Package recall decides what a hook injects into an agent's context: the query (from a
-// prompt, or at session start from the workspace's project, branch and recent commits),
-// the ranking (text score × confidence × recency, boosted for the current project), the
-// gates that keep irrelevant learnings out, the per-session dedupe, and the rendered block.
+// Package recall decides what a hook injects into an agent's context: the queries (a
+// prompt, or at session start one per topic: the branch, each recent commit, the files they
+// touched), what a learning matched of them (words, identifiers whole or in part, vocabulary
+// forms, phrases, triggers) and how much that says, the gates that keep irrelevant learnings
+// out, the ranking (text score × confidence × recency, boosted for the current project), the
+// per-session dedupe, and the rendered block. It never writes learnings.
 package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -144,13 +148,25 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	if ws.Project != learnings.Global {
 		scope = append(scope, ws.Project)
 	}
+	// a session start's topics are searched side by side: a hook waits for the slowest only
+	found := make([]*index.Result, len(res.Topics))
+	errs := make([]error, len(res.Topics))
+	var wg sync.WaitGroup
+	for i, tp := range res.Topics {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found[i], errs[i] = ix.Search(ctx, index.Query{Terms: tp.words(), Also: tp.supportWords(), Projects: scope, Limit: candidates})
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	best := map[string]Candidate{}
 	var order []string
-	for _, tp := range res.Topics {
-		hits, err := ix.Search(ctx, index.Query{Terms: tp.words(), Projects: scope, Limit: candidates})
-		if err != nil {
-			return nil, err
-		}
+	for i, tp := range res.Topics {
+		hits := found[i]
 		res.Source, res.Note = hits.Source, hits.Note
 		for _, h := range hits.Hits {
 			if _, ok := best[h.ID]; !ok {

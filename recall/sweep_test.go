@@ -41,7 +41,7 @@ func TestDump(t *testing.T) {
 			label[k] = "relevant"
 		}
 		for ti, tp := range tps {
-			hits, err := ix.Search(ctx, index.Query{Terms: tp.words(), Projects: []string{"_global", q.Project}, Limit: candidates})
+			hits, err := ix.Search(ctx, index.Query{Terms: tp.words(), Also: tp.supportWords(), Projects: []string{"_global", q.Project}, Limit: candidates})
 			if err != nil {
 				t.Fatal(err)
 			}
