@@ -90,6 +90,7 @@ func TestRelevance(t *testing.T) {
 	ix := openIndex(t, r)
 	var injected, relevant, dirty, silentNeg, negatives int
 	want, found := map[string]int{}, map[string]int{} // labelled relevant, and injected, by kind
+	byName := map[string][2]int{}                     // found and labelled, by the first word of the query's name
 	var report []string
 	for _, q := range qs {
 		ws := &Workspace{Project: q.Project, Branch: q.Branch, Subjects: q.Commits, Files: q.Files}
@@ -122,11 +123,16 @@ func TestRelevance(t *testing.T) {
 		}
 		injected += len(res.Injected)
 		want[res.Kind] += len(q.Relevant)
+		kind, _, _ := strings.Cut(q.Name, "-")
+		n := byName[kind]
+		n[1] += len(q.Relevant)
 		for _, c := range res.Injected {
 			if rel[keys[c.ID]] {
 				found[res.Kind]++
+				n[0]++
 			}
 		}
+		byName[kind] = n
 		if bad {
 			dirty++
 		}
@@ -154,6 +160,14 @@ func TestRelevance(t *testing.T) {
 	summary := fmt.Sprintf("relevance: %d queries (%d negative): precision@3 %.3f, queries injecting something irrelevant %.1f%% (%d), relevant found %.3f at UserPromptSubmit (%d/%d) and %.3f at SessionStart (%d/%d), negatives left silent %d/%d, injected %d",
 		len(qs), negatives, precision, 100*dirtyShare, dirty, share("prompt"), found["prompt"], want["prompt"], share("start"), found["start"], want["start"], silentNeg, negatives, injected)
 	t.Log(summary)
+	var kinds []string
+	for k, n := range byName {
+		if n[1] > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s %.2f (%d/%d)", k, float64(n[0])/float64(n[1]), n[0], n[1]))
+		}
+	}
+	sort.Strings(kinds)
+	t.Log("relevant found by kind of query: " + strings.Join(kinds, ", "))
 	if testing.Verbose() {
 		for _, l := range report {
 			t.Log(l)
