@@ -153,6 +153,7 @@ func TestQuerySyntax(t *testing.T) {
 		{Query{Text: "oauth", Projects: []string{"github.com/acme/other"}}, "", 0},
 		{Query{Text: "oauth", Kinds: []string{"rule"}}, "", 0},
 		{Query{Text: "oauth", Tags: []string{"OAuth"}}, "OAuth state mismatch on redirect", 1},
+		{Query{Terms: []string{"oauth"}, Paths: []string{"learnings/elsewhere.md"}}, "", 0},
 	}
 	for _, useScan := range []bool{false, true} {
 		for _, c := range cases {

@@ -152,7 +152,8 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 	}
 	keep := func(d Doc) bool {
 		return in(d.Status, q.statuses()) && (len(q.Projects) == 0 || in(d.Project, q.Projects)) &&
-			(len(q.Kinds) == 0 || in(d.Kind, q.Kinds)) && (len(q.Tags) == 0 || anyTag(d.Tags, q.Tags))
+			(len(q.Kinds) == 0 || in(d.Kind, q.Kinds)) && (len(q.Tags) == 0 || anyTag(d.Tags, q.Tags)) &&
+			(len(q.Paths) == 0 || in(d.Path, q.Paths))
 	}
 	res := &Result{Weights: weights, MaxWeight: idf(n, 1)}
 	for i, d := range sc.docs {

@@ -18,7 +18,10 @@ type Query struct {
 	Terms []string
 	// Also are words the hits are weighed and explained with but that are not searched for
 	// (recall's evidence that may add to a match but never brings a learning up).
-	Also     []string
+	Also []string
+	// Paths, when set, are the only learnings the query may find (by their paths in the
+	// repository, the index's document ids): a second look at the hits of a first search.
+	Paths    []string
 	Projects []string // learnings of these projects only; empty: every project
 	Kinds    []string
 	Tags     []string
@@ -261,6 +264,11 @@ func (q Query) filters() []query.Query {
 	any("project", q.Projects, false)
 	any("kind", q.Kinds, false)
 	any("tag", q.Tags, true)
+	if len(q.Paths) > 0 {
+		ids := bleve.NewDocIDQuery(q.Paths)
+		ids.SetBoost(0)
+		out = append(out, ids)
+	}
 	return out
 }
 

@@ -20,15 +20,18 @@ type Gates struct {
 	// words: two common words ("bump", "version") never carry one, a rare word and a
 	// common one do.
 	Rarity float64
-	// Broad is the coverage at which a match of Rarity×BroadRarity qualifies whatever its
-	// rank; a learning the text scores near the best (Top of it) qualifies with Rarity at
-	// Broad coverage, or with TopRarity at recall.min_coverage.
+	// Broad is the coverage at which a match of BroadRarity qualifies whatever its text
+	// score. A learning whose text score is at least Top of its topic's best qualifies with
+	// Rarity at Broad coverage, or with TopRarity at recall.min_coverage.
 	Broad, BroadRarity, Top, TopRarity float64
 	// Clause is the coverage of one part of a prompt that asks for several things at which
 	// a match of BroadRarity qualifies ("…, migrate the dev database and run the db tests").
 	Clause float64
-	// Decisive is the weight of a word few learnings hold: an identifier or a file path of
-	// this weight, a trigger or phrase of this much weight, carries a match alone.
+	// Decisive is the weight of a word few learnings hold. A trigger of this much weight, a
+	// run of three words of a phrase of twice it, a touched file's path or name of it, an
+	// identifier of it in the title, tags, entities or triggers of a learning scoring near
+	// the best (or a compound one no other learning holds, above RelativeFloor) carries a
+	// match alone.
 	Decisive float64
 }
 

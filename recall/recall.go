@@ -8,12 +8,10 @@ package recall
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -148,19 +146,8 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	if ws.Project != learnings.Global {
 		scope = append(scope, ws.Project)
 	}
-	// a session start's topics are searched side by side: a hook waits for the slowest only
-	found := make([]*index.Result, len(res.Topics))
-	errs := make([]error, len(res.Topics))
-	var wg sync.WaitGroup
-	for i, tp := range res.Topics {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			found[i], errs[i] = ix.Search(ctx, index.Query{Terms: tp.words(), Also: tp.supportWords(), Projects: scope, Limit: candidates})
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	found, err := search(ctx, ix, res.Topics, scope)
+	if err != nil {
 		return nil, err
 	}
 	best := map[string]Candidate{}
@@ -216,12 +203,55 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	return res, nil
 }
 
+// search asks the index for each topic's candidates. A prompt is one search. A session
+// start's topics are first one search of all their words, with room for each topic's share
+// of candidates; each topic is then a search of its words among those hits only, which
+// scores them as a search of its own would and skips the rest of each word's list (at
+// 100,000 learnings, walking the same long lists once per topic was most of a hook).
+func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string) ([]*index.Result, error) {
+	ask := func(tp Topic, paths []string) (*index.Result, error) {
+		return ix.Search(ctx, index.Query{Terms: tp.words(), Also: tp.supportWords(), Paths: paths, Projects: scope, Limit: candidates})
+	}
+	if len(topics) == 1 {
+		res, err := ask(topics[0], nil)
+		return []*index.Result{res}, err
+	}
+	var all Topic
+	seen := map[string]bool{}
+	for _, tp := range topics {
+		for _, t := range tp.Terms {
+			if !seen[t.Word] {
+				seen[t.Word] = true
+				all.Terms = append(all.Terms, t)
+			}
+		}
+	}
+	first, err := ix.Search(ctx, index.Query{Terms: all.words(), Projects: scope, Limit: min(maxCandidates, candidates*len(topics))})
+	if err != nil || len(first.Hits) == 0 {
+		return []*index.Result{first}, err
+	}
+	paths := make([]string, len(first.Hits))
+	for i, h := range first.Hits {
+		paths[i] = h.Path
+	}
+	out := make([]*index.Result, len(topics))
+	for i, tp := range topics {
+		if out[i], err = ask(tp, paths); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Weights of a learning's confidence.
 var confidenceWeight = map[string]float64{"high": 1, "medium": 0.85, "low": 0.6}
 
 // candidates is how many of the index's best matches recall weighs per topic: enough for
 // the gates to pick three, few enough to explain each in well under a millisecond.
 const candidates = 12
+
+// maxCandidates bounds a session start's one search for all its topics.
+const maxCandidates = 48
 
 const projectBoost = 1.25 // the current project's learnings over global ones
 
