@@ -196,10 +196,6 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 	if len(res.Hits) > q.limit() {
 		res.Hits = res.Hits[:q.limit()]
 	}
-	words := q.words()
-	for i := range res.Hits {
-		res.Hits[i].explain(words, q.Snippets)
-	}
 	if sc.note != "" {
 		res.Note = sc.note
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -21,7 +22,10 @@ type Query struct {
 	Also []string
 	// Paths, when set, are the only learnings the query may find (by their paths in the
 	// repository, the index's document ids): a second look at the hits of a first search.
-	Paths    []string
+	Paths []string
+	// Bare: hits carry their learning and score, not what they matched (no Terms,
+	// Strength or Snippet): a first look, whose hits a second one explains.
+	Bare     bool
 	Projects []string // learnings of these projects only; empty: every project
 	Kinds    []string
 	Tags     []string
@@ -292,6 +296,12 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		res, err := ix.scan.search(ctx, q)
 		if res != nil {
 			res.Source, res.Note = "scan", ix.note
+			if !q.Bare {
+				words := q.words()
+				for i := range res.Hits {
+					ix.explain(&res.Hits[i], words, q.Snippets)
+				}
+			}
 		}
 		return res, err
 	}
@@ -308,19 +318,79 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		b.AddMustNot(ex...)
 	}
 	req := bleve.NewSearchRequestOptions(b, q.limit(), 0, false)
-	req.Fields = storedFields
+	// the hits of a second look are among those of the first, already loaded
+	if !ix.memo.holds(q.Paths) {
+		req.Fields = storedFields
+	}
 	sr, err := ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Total: sr.Total, Source: "index", Note: ix.note}
 	for _, h := range sr.Hits {
-		hit := Hit{Doc: docFromFields(h.ID, h.Fields), Score: h.Score}
-		hit.explain(words, q.Snippets)
+		hit := Hit{Doc: ix.memo.doc(h.ID, h.Fields), Score: h.Score}
+		if !q.Bare {
+			ix.explain(&hit, words, q.Snippets)
+		}
 		res.Hits = append(res.Hits, hit)
 	}
 	res.Weights, res.MaxWeight = weights, maxWeight
 	return res, nil
+}
+
+// memo keeps what an open index has read and analyzed of the learnings its searches found:
+// a recall asks several searches whose hits are mostly the same learnings. An open index
+// reflects one state of git, so nothing in it goes stale.
+type memo struct {
+	mu     sync.Mutex
+	docs   map[string]Doc
+	tokens map[string][]token // by path and field
+}
+
+// holds reports whether every one of paths (at least one) was loaded already.
+func (m *memo) holds(paths []string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range paths {
+		if _, ok := m.docs[p]; !ok {
+			return false
+		}
+	}
+	return len(paths) > 0
+}
+
+// doc is the learning at path, from its stored fields when a search loaded them.
+func (m *memo) doc(path string, fields map[string]any) Doc {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d, ok := m.docs[path]; ok && fields == nil {
+		return d
+	}
+	d := docFromFields(path, fields)
+	if m.docs == nil {
+		m.docs = map[string]Doc{}
+	}
+	m.docs[path] = d
+	return d
+}
+
+// fieldTokens are the analyzed words of one of d's fields.
+func (m *memo) fieldTokens(d Doc, field string) []token {
+	key := d.Path + "\x00" + field
+	m.mu.Lock()
+	ts, ok := m.tokens[key]
+	m.mu.Unlock()
+	if ok {
+		return ts
+	}
+	ts = tokens(FieldText(d, field))
+	m.mu.Lock()
+	if m.tokens == nil {
+		m.tokens = map[string][]token{}
+	}
+	m.tokens[key] = ts
+	m.mu.Unlock()
+	return ts
 }
 
 // weights is the BM25 inverse document frequency of each term over all learnings.
@@ -399,14 +469,13 @@ func (q Query) words() map[string]bool {
 // explain finds which of words the hit holds, in which fields, and (with snippet) cuts
 // the part of the body around the first of them. It analyzes the stored text of the few
 // hits returned instead of storing term vectors for every learning in the index.
-func (h *Hit) explain(words map[string]bool, withSnippet bool) {
+func (ix *Index) explain(h *Hit, words map[string]bool, withSnippet bool) {
 	terms := map[string]bool{}
 	h.Strength = map[string]float64{}
 	var spans [][2]int
 	for _, f := range textFields {
-		text := FieldText(h.Doc, f)
 		tf := map[string]float64{}
-		for _, tok := range tokens(text) {
+		for _, tok := range ix.memo.fieldTokens(h.Doc, f) {
 			if words[tok.term] {
 				tf[tok.term]++
 				terms[tok.term] = true

@@ -226,7 +226,7 @@ func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string
 			}
 		}
 	}
-	first, err := ix.Search(ctx, index.Query{Terms: all.words(), Projects: scope, Limit: min(maxCandidates, candidates*len(topics))})
+	first, err := ix.Search(ctx, index.Query{Terms: all.words(), Projects: scope, Limit: min(maxCandidates, candidates*len(topics)), Bare: true})
 	if err != nil || len(first.Hits) == 0 {
 		return []*index.Result{first}, err
 	}
