@@ -49,7 +49,9 @@ type Sync struct {
 // Drain shapes the worker that turns queue entries into learnings (local: it names the
 // program that runs and what it may spend).
 type Drain struct {
-	// Extractor: heuristic (offline, the default), claude, codex or command:/path/to/program.
+	// Extractor: auto (the default: the capturing host's CLI when one is on PATH, within the
+	// caps, else the heuristic), heuristic (offline), claude, codex, openai:URL or
+	// command:/path/to/program.
 	Extractor string `toml:"extractor"`
 	// Model is passed to claude or codex as --model when set, and names the model of an
 	// openai: endpoint.
@@ -139,8 +141,8 @@ func Default() Config {
 		Queue: Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
 		Recall: Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4, HalfLife: Duration(180 * 24 * time.Hour),
 			FromOthers: FromOthersAuto},
-		Drain: Drain{Extractor: "heuristic", Timeout: Duration(3 * time.Minute), Attempts: 3, RetryWait: Duration(2 * time.Second),
-			MaxCallsPerDay: 40, MaxTokensPerDay: 1_000_000},
+		Drain: Drain{Extractor: "auto", Timeout: Duration(3 * time.Minute), Attempts: 3, RetryWait: Duration(2 * time.Second),
+			MaxCallsPerDay: 20, MaxTokensPerDay: 500_000},
 		Sync: Sync{Remote: "origin"},
 	}
 }
@@ -421,7 +423,7 @@ func (c Config) validate(scope Scope) *Error {
 // codex, command:PATH or openai:URL (an http(s) URL without a password in it).
 func CheckExtractor(name string) error {
 	switch {
-	case name == "heuristic", name == "claude", name == "codex":
+	case name == "auto", name == "heuristic", name == "claude", name == "codex":
 		return nil
 	case strings.HasPrefix(name, "command:") && len(name) > len("command:"):
 		return nil
@@ -435,7 +437,7 @@ func CheckExtractor(name string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("must be heuristic, claude, codex, openai:URL or command:PATH (got %q)", name)
+	return fmt.Errorf("must be auto, heuristic, claude, codex, openai:URL or command:PATH (got %q)", name)
 }
 
 // validEnvName: a variable name a shell can export.

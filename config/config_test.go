@@ -40,7 +40,7 @@ func TestParseShared(t *testing.T) {
 		{name: "a local key in the shared file is ignored with a warning",
 			in: "[drain]\nextractor = \"command:sh\"\n[sync]\nauto = true\n[author]\nname = \"Mallory\"\n[recall]\nfrom_others = \"all\"\nmax_learnings = 5\n",
 			want: func(c Config) bool {
-				return c.Drain.Extractor == "heuristic" && !c.Sync.Auto && c.Author.Name == "" && c.Recall.FromOthers == "auto" && c.Recall.MaxLearnings == 5
+				return c.Drain.Extractor == "auto" && !c.Sync.Auto && c.Author.Name == "" && c.Recall.FromOthers == "auto" && c.Recall.MaxLearnings == 5
 			},
 			warnings: []string{"reflect.toml:6: key author.name: is local", "reflect.toml:2: key drain.extractor: is local", "reflect.toml:8: key recall.from_others", "reflect.toml:4: key sync.auto"}},
 		{name: "an invalid local key in the shared file is only ignored", in: "[drain]\nextractor = 5\ntimeout = \"9999h\"\n",
@@ -238,5 +238,19 @@ func TestSplitMovesLocalKeys(t *testing.T) {
 	}
 	if s, _, m, _, err := Split([]byte(DefaultFile)); err != nil || m != nil || string(s) != DefaultFile {
 		t.Fatalf("Split(new file) = %v, %v", m, err)
+	}
+}
+
+// An older init wrote every local key at its default into reflect.toml: those values are not
+// choices, and do not pin this machine to yesterday's defaults.
+func TestSplitLeavesOldDefaults(t *testing.T) {
+	old := "[drain]\nextractor = \"heuristic\"\nmax_calls_per_day = 40\nmax_tokens_per_day = 1000000\nmodel = \"\"\n\n[sync]\nauto = false\nremote = \"origin\"\n"
+	_, local, moved, _, err := Split([]byte(old))
+	if err != nil || len(moved) != 0 {
+		t.Fatalf("moved %v, %v", moved, err)
+	}
+	lc, _, err := ParseLocal(LocalFileName, local)
+	if err != nil || lc.Drain.Extractor != "auto" || lc.Drain.MaxCallsPerDay != 20 {
+		t.Fatalf("local after the split: %+v, %v", lc.Drain, err)
 	}
 }

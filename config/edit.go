@@ -130,6 +130,9 @@ func Split(shared []byte) (newShared, localFile []byte, moved, skipped []string,
 			continue
 		}
 		remove = append(remove, name)
+		if lit := literalOf(leaf(present, name)); oldDefaults[name] == lit {
+			continue // the value an older init wrote for everyone, not a choice: today's default stands
+		}
 		next, err := Set(localFile, k, literalOf(leaf(present, name)))
 		if err == nil {
 			_, _, err = ParseLocal(LocalFileName, next)
@@ -172,4 +175,14 @@ func literalOf(v any) string {
 		return fmt.Sprint(v)
 	}
 	return "{}"
+}
+
+// oldDefaults are the local keys' values as the reflect.toml of an older init wrote them
+// (every key, at its default): carried over, they would pin this machine to yesterday's
+// defaults (the heuristic, 40 calls a day) as if someone had chosen them.
+var oldDefaults = map[string]string{
+	"author.name": `""`, "author.email": `""`,
+	"drain.extractor": `"heuristic"`, "drain.model": `""`, "drain.timeout": `"3m"`, "drain.attempts": "3",
+	"drain.retry_wait": `"2s"`, "drain.max_calls_per_day": "40", "drain.max_tokens_per_day": "1000000",
+	"sync.auto": "false", "sync.remote": `"origin"`,
 }

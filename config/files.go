@@ -49,11 +49,13 @@ name = ""
 email = ""
 
 [drain]
-# What turns queued sessions into learnings: heuristic (offline, built in), claude
-# (claude -p), codex (codex exec), openai:URL (an OpenAI-compatible chat-completions API:
-# Ollama, llama.cpp, LM Studio, vLLM or a hosted one, e.g. openai:http://127.0.0.1:11434/v1)
-# or command:/path/to/program (JSON in, JSON out).
-extractor = "heuristic"
+# What turns queued sessions into learnings: auto (the CLI of the host that made the capture,
+# claude -p or codex exec, when one is on PATH, within the caps below; else, while paused and
+# at a cap, the heuristic), heuristic (offline, built in: set it to keep every session on this
+# machine), claude, codex, openai:URL (an OpenAI-compatible chat-completions API: Ollama,
+# llama.cpp, LM Studio, vLLM or a hosted one, e.g. openai:http://127.0.0.1:11434/v1) or
+# command:/path/to/program (JSON in, JSON out).
+extractor = "auto"
 # Passed to claude or codex as --model when set; the model an openai: endpoint runs.
 model = ""
 # The environment variable that holds an openai: endpoint's API key (never the key itself).
@@ -65,8 +67,8 @@ attempts = 3
 # The first wait between attempts; it doubles each time, up to a minute.
 retry_wait = "2s"
 # Caps on LLM use per day (estimated input tokens); 0 means no cap.
-max_calls_per_day = 40
-max_tokens_per_day = 1000000
+max_calls_per_day = 20
+max_tokens_per_day = 500000
 
 [sync]
 # true: pull in the background when a session starts, push after a drain that learned

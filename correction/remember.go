@@ -193,15 +193,43 @@ func rememberAt(lo, cs string, m []int, following string) (string, bool) {
 		if before != "" && !strings.ContainsAny(before[len(before)-1:], ".!?;:") {
 			return "", false
 		}
-		return rememberValid(rememberText(lo, cs, i, following))
+		note := rememberText(lo, cs, i, following)
+		if leansBack(strings.ToLower(note)) {
+			// "the key is in 1Password. never commit it": the rule is about what the
+			// sentence before it names, which the note must carry
+			prev := previousSentence(cs[:m[6]])
+			if prev == "" {
+				return "", false
+			}
+			note = prev + "; " + note
+		}
+		return rememberValid(note)
 	}
 	return "", false
+}
+
+// previousSentence is the sentence that ends where s does (trailing punctuation dropped),
+// "" when s holds none.
+func previousSentence(s string) string {
+	s = strings.TrimRight(s, " .!?;:")
+	start := 0
+	for _, sep := range []string{". ", "! ", "? ", "; "} {
+		if k := strings.LastIndex(s, sep); k >= 0 && k+len(sep) > start {
+			start = k + len(sep)
+		}
+	}
+	p := strings.TrimSpace(s[start:])
+	if len(strings.Fields(p)) < 2 {
+		return ""
+	}
+	return p
 }
 
 // rememberNotNote are words after a bare "remember" that make it a question or a
 // phrase, not a note ("remember when we …?", "remember me").
 var rememberNotNote = map[string]bool{"when": true, "how": true, "what": true, "where": true, "why": true, "who": true,
-	"which": true, "if": true, "whether": true, "me": true, "me?": true, "it": true, "them": true, "us": true}
+	"which": true, "if": true, "whether": true, "me": true, "me?": true, "it": true, "them": true, "us": true,
+	"this": true, "that": true, "these": true, "those": true}
 
 var rememberNotVerb = map[string]bool{"with": true, "on": true, "in": true, "at": true, "the": true, "a": true, "an": true,
 	"for": true, "when": true, "if": true, "because": true, "after": true, "before": true, "been": true, "was": true,

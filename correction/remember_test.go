@@ -30,9 +30,15 @@ var rememberPositives = []struct{ prompt, note string }{
 	{"never edit files under gen/ by hand", "never edit files under gen/ by hand"},
 	{"please always squash before merging", "always squash before merging"},
 	{"Fix the import. Never use dot imports in this repo.", "Never use dot imports in this repo."},
+	// A rule about what the sentence before it names carries that sentence.
+	{"the key is STRIPE_KEY in 1Password. never commit it to the repo", "the key is STRIPE_KEY in 1Password; never commit it to the repo"},
 }
 
 var rememberNegatives = []string{
+	"never commit it to the repo", // about something this prompt does not name
+	"Never do this again",
+	"Remember this for later",
+	"ok. never do that to a prod database",
 	"do you remember the API?",
 	"I can't remember the flag name",
 	"I don't remember how this works",

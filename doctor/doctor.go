@@ -152,6 +152,7 @@ type handler struct {
 	event        string
 	group, index int // positions in hooks.<event> and in the group's "hooks"
 	program      string
+	codex        install.CodexHook // the handler as Codex identifies it for trust
 }
 
 // wired is what one configuration file holds of reflect.
@@ -255,8 +256,13 @@ func readWiring(path, harness string) (wired, error) {
 	}
 	var doc struct {
 		Hooks map[string][]struct {
-			Hooks []struct {
-				Command string `json:"command"`
+			Matcher *string `json:"matcher"`
+			Hooks   []struct {
+				Command       string       `json:"command"`
+				Timeout       *json.Number `json:"timeout"`
+				TimeoutSec    *json.Number `json:"timeoutSec"`
+				Async         bool         `json:"async"`
+				StatusMessage *string      `json:"statusMessage"`
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
@@ -264,9 +270,20 @@ func readWiring(path, harness string) (wired, error) {
 	for _, ev := range w.events {
 		for gi, g := range doc.Hooks[ev] {
 			for hi, h := range g.Hooks {
-				if prog, ok := install.HookProgram(h.Command, harness); ok {
-					w.handlers = append(w.handlers, handler{event: ev, group: gi, index: hi, program: prog})
+				prog, ok := install.HookProgram(h.Command, harness)
+				if !ok {
+					continue
 				}
+				ch := install.CodexHook{Event: ev, Matcher: g.Matcher, Command: h.Command, Async: h.Async, StatusMessage: h.StatusMessage}
+				for _, t := range []*json.Number{h.Timeout, h.TimeoutSec} {
+					if t == nil || ch.Timeout != nil {
+						continue
+					}
+					if n, err := t.Int64(); err == nil {
+						ch.Timeout = &n
+					}
+				}
+				w.handlers = append(w.handlers, handler{event: ev, group: gi, index: hi, program: prog, codex: ch})
 			}
 		}
 	}
@@ -327,18 +344,25 @@ func resolve(prog string) (path, problem string) {
 }
 
 // codex checks what Codex needs besides hooks.json: hooks not switched off in config.toml,
-// and each of reflect's handlers trusted in /hooks (Codex skips an untrusted one silently).
-// Trust is recorded in config.toml as [hooks.state."<file>:<event_snake>:<group>:<handler>"]
-// trusted_hash = "sha256:…"; the hash itself is Codex's to check, so an entry that exists
-// counts as trusted.
+// and each of reflect's handlers trusted in /hooks as it is now (Codex silently skips a
+// handler that was never trusted, or whose definition changed since: it records trust as
+// [hooks.state."<file>:<event_snake>:<group>:<handler>"] trusted_hash = "sha256:…" and runs
+// the handler only while that hash is the one install.CodexHookHash computes, as Codex does).
+// With Codex on PATH, a setup in which Codex runs none of reflect's hooks is an error; a
+// handler left untrusted beside trusted ones is a warning, since a Codex that does not know
+// an event (SessionEnd, before mid-2026) never lists it in /hooks.
 func (d *doctor) codex(w wired) {
 	home, err := install.HostHome(install.Codex)
 	if err != nil || len(w.handlers) == 0 {
 		return
 	}
+	severe := Warn
+	if _, err := exec.LookPath("codex"); err == nil {
+		severe = Error
+	}
 	cfg := filepath.Join(home, "config.toml")
 	if off, key := install.CodexHooksDisabled(cfg); off {
-		d.add(Finding{Check: "codex", Severity: Warn, Message: fmt.Sprintf("Codex hooks are disabled in %s (%s = false under [features])", cfg, key),
+		d.add(Finding{Check: "codex", Severity: severe, Message: fmt.Sprintf("Codex hooks are disabled in %s (%s = false under [features]): Codex runs none of reflect's hooks", cfg, key),
 			Fix: fmt.Sprintf("set %s = true under [features] in %s (or remove the line)", key, cfg)})
 	}
 	var state struct {
@@ -351,49 +375,42 @@ func (d *doctor) codex(w wired) {
 	}
 	if data, err := os.ReadFile(cfg); err == nil {
 		if err := toml.Unmarshal(data, &state); err != nil {
-			d.add(Finding{Check: "codex", Severity: Warn, Message: fmt.Sprintf("cannot tell whether reflect's hooks are trusted: %s: %v", cfg, err),
+			d.add(Finding{Check: "codex", Severity: severe, Message: fmt.Sprintf("cannot tell whether reflect's hooks are trusted: %s: %v", cfg, err),
 				Fix: "correct " + cfg + " where the error says"})
 			return
 		}
 	}
-	var untrusted, disabled []string
+	const trustFix = "codex, then type /hooks and trust reflect's hooks"
+	var untrusted, modified, disabled []string
 	for _, h := range w.handlers {
-		st, ok := state.Hooks.State[fmt.Sprintf("%s:%s:%d:%d", w.path, snake(h.event), h.group, h.index)]
+		st, ok := state.Hooks.State[install.CodexTrustKey(w.path, h.event, h.group, h.index)]
 		switch {
 		case ok && st.Enabled != nil && !*st.Enabled:
 			disabled = append(disabled, h.event)
 		case !ok || st.TrustedHash == "":
 			untrusted = append(untrusted, h.event)
+		case st.TrustedHash != install.CodexHookHash(h.codex):
+			modified = append(modified, h.event)
 		}
 	}
-	switch {
-	case len(disabled) > 0:
+	if len(disabled) > 0 {
 		d.add(Finding{Check: "codex", Severity: Warn, Fix: "codex, then type /hooks and enable reflect's hooks",
 			Message: fmt.Sprintf("reflect's %s hooks are disabled in Codex (%s)", strings.Join(disabled, ", "), cfg)})
+	}
+	if len(modified) > 0 {
+		d.add(Finding{Check: "codex", Severity: severe, Fix: trustFix,
+			Message: fmt.Sprintf("reflect's %s hooks changed since they were trusted in Codex (the trusted_hash in %s is not the hooks' hash): Codex skips them silently", strings.Join(modified, ", "), cfg)})
+	}
+	switch {
 	case len(untrusted) == len(w.handlers):
-		d.add(Finding{Check: "codex", Severity: Warn, Fix: "codex, then type /hooks and trust reflect's hooks",
+		d.add(Finding{Check: "codex", Severity: severe, Fix: trustFix,
 			Message: "reflect's hooks are not trusted in Codex yet: Codex skips them silently"})
 	case len(untrusted) > 0:
-		d.add(Finding{Check: "codex", Severity: Warn, Fix: "codex, then type /hooks and trust reflect's hooks",
-			Message: fmt.Sprintf("%d of %d reflect hooks are not trusted in Codex (%s): Codex skips them silently", len(untrusted), len(w.handlers), strings.Join(untrusted, ", "))})
-	default:
+		d.add(Finding{Check: "codex", Severity: Warn, Fix: trustFix,
+			Message: fmt.Sprintf("%d of %d reflect hooks are not trusted in Codex (%s): Codex skips them silently (a Codex that does not know an event does not list it in /hooks)", len(untrusted), len(w.handlers), strings.Join(untrusted, ", "))})
+	case len(modified)+len(disabled) == 0:
 		d.add(Finding{Check: "codex", Severity: OK, Message: fmt.Sprintf("reflect's hooks are trusted (%s)", cfg)})
 	}
-}
-
-// snake turns an event name into Codex's key form: PostToolUse → post_tool_use.
-func snake(s string) string {
-	var b strings.Builder
-	for i, c := range s {
-		if c >= 'A' && c <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			c += 'a' - 'A'
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // repository opens the knowledge repository and checks HEAD, its objects, the work tree and

@@ -50,7 +50,7 @@ func newSetup(t *testing.T) *setup {
 			t.Fatal(err)
 		}
 	}
-	trustCodex(t)
+	trustCodex(t, s.bin)
 	r, err := gitstore.Open(s.home)
 	if err != nil {
 		t.Fatal(err)
@@ -72,18 +72,57 @@ func newSetup(t *testing.T) *setup {
 }
 
 // trustCodex records in config.toml what Codex's /hooks writes when the user trusts each of
-// reflect's handlers (install puts each in a group of its own: group 0, handler 0).
-func trustCodex(t *testing.T) {
+// reflect's handlers (install puts each in a group of its own: group 0, handler 0): the hash
+// of the handler as installed, computed as Codex does.
+func trustCodex(t *testing.T, bin string) {
 	t.Helper()
 	home, _ := install.HostHome(install.Codex)
 	hooks := filepath.Join(home, "hooks.json")
 	var b strings.Builder
 	for _, ev := range install.Events(install.Codex) {
-		fmt.Fprintf(&b, "[hooks.state.%q]\ntrusted_hash = \"sha256:%064d\"\n\n", hooks+":"+snake(ev.Name)+":0:0", 0)
+		timeout := int64(ev.Timeout)
+		hash := install.CodexHookHash(install.CodexHook{Event: ev.Name, Command: install.Command(bin, install.Codex), Timeout: &timeout})
+		fmt.Fprintf(&b, "[hooks.state.%q]\ntrusted_hash = %q\n\n", install.CodexTrustKey(hooks, ev.Name, 0, 0), hash)
 	}
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// codexOnPath puts a codex command on PATH: Codex is installed.
+func codexOnPath(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "codex"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// editCodexState rewrites Codex's config.toml with edit, which gets the file and the header
+// line of the trust state of reflect's handler for event.
+func editCodexState(t *testing.T, event string, edit func(cfg, state string) string) {
+	t.Helper()
+	home, _ := install.HostHome(install.Codex)
+	path := filepath.Join(home, "config.toml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := fmt.Sprintf("[hooks.state.%q]\n", install.CodexTrustKey(filepath.Join(home, "hooks.json"), event, 0, 0))
+	write(t, path, edit(string(data), state))
+}
+
+// codexHooksOff switches Codex's hooks off in its config.toml.
+func codexHooksOff(t *testing.T) {
+	t.Helper()
+	home, _ := install.HostHome(install.Codex)
+	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("[features]\nhooks = false\n")
 }
 
 func (s *setup) reindex(t *testing.T) {
@@ -231,23 +270,69 @@ func TestRun(t *testing.T) {
 		{
 			name: "codex hook disabled in /hooks",
 			brk: func(t *testing.T, s *setup) {
-				home, _ := install.HostHome(install.Codex)
-				cfg := filepath.Join(home, "config.toml")
-				data, _ := os.ReadFile(cfg)
-				stop := fmt.Sprintf("[hooks.state.%q]\n", filepath.Join(home, "hooks.json")+":stop:0:0")
-				write(t, cfg, strings.Replace(string(data), stop, stop+"enabled = false\n", 1))
+				editCodexState(t, "Stop", func(cfg, state string) string {
+					return strings.Replace(cfg, state, state+"enabled = false\n", 1)
+				})
 			},
 			want: []want{{"codex", Warn, "reflect's Stop hooks are disabled in Codex", "/hooks"}},
 		},
 		{
 			name: "codex hooks switched off",
-			brk: func(t *testing.T, s *setup) {
-				home, _ := install.HostHome(install.Codex)
-				f, _ := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-				f.WriteString("[features]\nhooks = false\n")
-				f.Close()
-			},
+			brk:  func(t *testing.T, s *setup) { codexHooksOff(t) },
 			want: []want{{"codex", Warn, "Codex hooks are disabled", "hooks = true under [features]"}},
+		},
+		{
+			name: "codex installed, hooks never trusted",
+			brk: func(t *testing.T, s *setup) {
+				codexOnPath(t)
+				home, _ := install.HostHome(install.Codex)
+				os.Remove(filepath.Join(home, "config.toml"))
+			},
+			want: []want{{"codex", Error, "not trusted in Codex", "type /hooks and trust"}},
+		},
+		{
+			name: "codex installed, hooks switched off",
+			brk: func(t *testing.T, s *setup) {
+				codexOnPath(t)
+				codexHooksOff(t)
+			},
+			want: []want{{"codex", Error, "Codex hooks are disabled", "hooks = true under [features]"}},
+		},
+		{
+			// the hooks now run another binary: what the user trusted is not what is installed
+			name: "codex installed, trust out of date",
+			brk: func(t *testing.T, s *setup) {
+				codexOnPath(t)
+				moved := filepath.Join(t.TempDir(), "reflect")
+				os.Link(s.bin, moved)
+				if _, err := install.Install(context.Background(), install.Options{Harness: install.Codex, Path: configPath(t, install.Codex), Binary: moved}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []want{{"codex", Error, "reflect's SessionStart, UserPromptSubmit, PostToolUse, PreCompact, Stop, SessionEnd hooks changed since they were trusted", "type /hooks and trust"}},
+		},
+		{
+			name: "codex trust of one hook out of date",
+			brk: func(t *testing.T, s *setup) {
+				codexOnPath(t)
+				editCodexState(t, "Stop", func(cfg, state string) string {
+					key := state + "trusted_hash = \"sha256:"
+					i := strings.Index(cfg, key) + len(key)
+					return cfg[:i] + strings.Repeat("0", 64) + cfg[i+64:]
+				})
+			},
+			want: []want{{"codex", Error, "reflect's Stop hooks changed since they were trusted", "type /hooks and trust"}},
+		},
+		{
+			// a Codex that does not know SessionEnd never lists it in /hooks
+			name: "codex installed, one hook never trusted",
+			brk: func(t *testing.T, s *setup) {
+				codexOnPath(t)
+				editCodexState(t, "SessionEnd", func(cfg, state string) string {
+					return strings.Replace(cfg, state, "[unrelated]\n", 1)
+				})
+			},
+			want: []want{{"codex", Warn, "1 of 6 reflect hooks are not trusted in Codex (SessionEnd)", "type /hooks and trust"}},
 		},
 		{
 			name: "settings file that does not parse",
@@ -431,9 +516,9 @@ func TestRun(t *testing.T) {
 			name: "caps close",
 			brk: func(t *testing.T, s *setup) {
 				day := time.Now().Format("2006-01-02")
-				s.r.WriteState("usage/"+day+".json", []byte(`{"day":"`+day+`","calls":33,"input_tokens":1200}`))
+				s.r.WriteState("usage/"+day+".json", []byte(`{"day":"`+day+`","calls":17,"input_tokens":1200}`))
 			},
-			want: []want{{"caps", Warn, "33 of 40 LLM calls today", "drain.max_calls_per_day"}},
+			want: []want{{"caps", Warn, "17 of 20 LLM calls today", "drain.max_calls_per_day"}},
 		},
 	}
 	for _, tc := range cases {

@@ -34,6 +34,9 @@ type Proposal struct {
 	// corrections and preferences: output, counts, the prompts quoted); the title states the
 	// lesson.
 	evidence bool
+	// hookTitle: the title the correction hook gave the same lesson when the heuristic titles
+	// it otherwise; a learning of that title is superseded by this one.
+	hookTitle string
 }
 
 // redact replaces the secrets in what an extractor wrote. Its input was redacted, but an LLM

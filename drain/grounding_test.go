@@ -66,7 +66,7 @@ func TestGroundingDropsInventions(t *testing.T) {
 	if len(kept) != 1 || kept[0].Title != "Run the payment tests with STRIPE_MOCK=1" {
 		t.Fatalf("kept %v", kept)
 	}
-	if len(res.Ungrounded) != 2 || !strings.Contains(res.Ungrounded[0], "Always seed the database first (db-seed, pytest") {
+	if len(res.Ungrounded) != 2 || !strings.Contains(res.Ungrounded[0], "Always seed the database first (make db-seed, db-seed") {
 		t.Fatalf("ungrounded %q", res.Ungrounded)
 	}
 	msg := commitMessage(e, "openai:http://127.0.0.1:1/v1", nil, &res)

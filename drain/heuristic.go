@@ -1,28 +1,47 @@
 package drain
 
-// The heuristic extractor: offline, no LLM, deterministic. It walks the notes of an entry's
-// digest turn by turn (a turn is a prompt and the notes up to the next prompt) and proposes
+// The heuristic extractor: offline, no LLM, deterministic, and precise before it is complete:
+// a memory of junk is worse than an empty one (issue 15: on six real sessions the first
+// version proposed one learning, and it was false). It walks the notes of an entry's digest
+// turn by turn (a turn is a prompt and the notes up to the next prompt; a subagent's part of
+// a turn is kept apart by its Agent) and proposes
 //
-//   - corrections: the first prompt after a turn with failed tool calls, when
+//   - corrections: the first prompt after a turn with failed attempts, when
 //     correction.Classify reads it as one (medium: the hook may already have committed it
-//     at low confidence, the drain sees what failed and what worked after);
+//     at low confidence, the drain sees what failed and what worked after). When the prompt
+//     names the command to use instead and the turn then ran it, it is titled by it and
+//     supersedes the hook's learning of the same prompt;
 //   - rules: a prompt with an explicit note, correction.Remember (high: the user said it);
-//   - fixes: a failed shell command whose followup, in the same turn, is another command of the
-//     same tool that did not fail (medium; low when the turn still has later failures of that
-//     tool). A failure whose lesson a correction already carries is merged into the correction;
-//   - preferences: the same imperative instruction ("use X", "don't Y", "always Z") in two or
-//     more prompts (medium).
+//   - lessons said in prose (statements.go): the sentences of a prompt that state a lasting
+//     fact of the project, its tooling or its environment, or a standing rule
+//     (correction.Statements), never the agent's words; a fact is low until said again, an
+//     explicit rule (always, never, we never …) medium;
+//   - fixes (fixpairs.go): a failed shell command and the related command that worked after
+//     it (medium; low when the turn still has later failures of that tool). Related means
+//     evidently another try (commands.go): the same program and subcommand, a distinctive
+//     argument shared, or a command the failure's output named; never a rerun, a wait, the
+//     failed command rerun with more checks after it, a narrower or weaker one (-v, -run X,
+//     -race dropped, --no-verify), one the output spelled out whole, nor anything after an
+//     edit. A failure whose lesson a correction already carries is merged into it;
+//   - what a failed tool call or a hook taught (toolfailures.go): a hook's refusal of a call
+//     (its reason is a rule, medium), a hook's feedback that asks for something (low), a Read
+//     over the size limit that the agent then read in parts (low);
+//   - preferences: the same imperative instruction ("use X", "don't Y", "always Z", "X, not
+//     Y") in two or more prompts (medium).
 //
-// A failure with nothing after it that shows what worked gives no proposal: "X failed" with no
+// Not every non-zero exit is a failure (benignExit): a grep that found nothing, files that
+// differ, a false test, a probe for a program or a service that is not there (yet). A
+// failure with nothing after it that shows what worked gives no proposal: "X failed" with no
 // fix is not a lesson anyone would write down, and the LLM extractors are there for subtler
-// sessions. Non-shell tools (Edit, apply_patch, MCP calls) give no fix pairs either: their
-// inputs are JSON or patches, and a second call with other arguments says nothing reusable.
+// sessions. Every proposal carries triggers (triggers.go): the words a later prompt will use.
 //
 // Proposals are ordered by the note that gave them (a preference by its second prompt).
 // Proposals of one entry whose titles are near-identical are merged into the first; a proposal
 // whose title is near-identical to an existing learning's gets DuplicateOf. Near-identical:
 // the title's words after index.Analyze (minus a few fillers such as "please") overlap by at
 // least 0.8 of the larger set, so titles of four words or fewer must have the same words.
+//
+// fixtures/extraction/ measures it (TestExtractionSuite); its README says how.
 
 import (
 	"context"
@@ -55,8 +74,9 @@ func (heuristic) Extract(_ context.Context, in Input) ([]Proposal, Usage, error)
 
 // Bounds of what a proposal shows.
 const (
-	hTitleCmd     = 40  // runes of a command in a fix title
-	hFixTitleMax  = 100 // runes of a fix title
+	hTitleCmd     = 48  // runes of the failed command in a fix title
+	hTitleWorked  = 56  // runes of the command that worked in a fix title
+	hFixTitleMax  = 140 // runes of a fix title
 	hBodyCmd      = 160 // runes of a command in a body
 	hBodyLine     = 200 // runes of an output line in a body
 	hBodySaid     = 400 // runes of the user's words in a body
@@ -119,45 +139,63 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 		}
 	}
 
-	consumed := map[int]bool{} // failures whose lesson a correction carries
+	consumed := map[int]bool{} // failures whose lesson a correction or a hook's rule carries
 	for ti, t := range turns {
 		if t.prompt < 0 {
 			continue
 		}
-		prompt := notes[t.prompt].Text
-		if note, ok := correction.Remember(prompt); ok {
+		pn := notes[t.prompt]
+		if hostText(pn.Text) {
+			continue
+		}
+		note, remembered := correction.Remember(pn.Text)
+		if remembered {
 			if p, ok := ruleProposal(note); ok {
 				out = append(out, anchored{t.prompt, p})
 			}
-			continue
-		}
-		if ti == 0 {
-			continue
-		}
-		prev := turns[ti-1]
-		var fails []int
-		for i := prev.from; i < prev.to; i++ {
-			if notes[i].Kind == queue.NoteFailure {
-				fails = append(fails, i)
+		} else if ti > 0 {
+			if fails := turnFailures(notes, turns[ti-1]); len(fails) > 0 {
+				if c, ok := correction.Classify(pn.Text); ok {
+					if p, ok := correctionProposal(notes, turns, ti, c, fails, fixes); ok {
+						out = append(out, anchored{t.prompt, p})
+						for _, f := range fails {
+							consumed[f] = true
+						}
+						continue // the correction quotes the prompt whole
+					}
+				}
 			}
 		}
-		if len(fails) == 0 {
-			continue
-		}
-		c, ok := correction.Classify(prompt)
-		if !ok {
-			continue
-		}
-		if p, ok := correctionProposal(notes, turns, ti, c, fails, fixes); ok {
+		for _, p := range promptStatements(pn, note) {
 			out = append(out, anchored{t.prompt, p})
-			for _, f := range fails {
-				consumed[f] = true
-			}
 		}
 	}
 
 	for _, t := range turns {
+		if t.prompt >= 0 && hookFeedbackRe.MatchString(notes[t.prompt].Text) {
+			if p, ok := hookNoteRule(notes[t.prompt]); ok {
+				out = append(out, anchored{t.prompt, p})
+			}
+		}
 		for i := t.from; i < t.to; i++ {
+			n := notes[i]
+			switch {
+			case n.Kind == queue.NoteHook:
+				if p, ok := hookNoteRule(n); ok {
+					out = append(out, anchored{i, p})
+				}
+				continue
+			case n.Kind != queue.NoteFailure || consumed[i] || inChain[i] && fixes[i] == nil:
+				continue
+			}
+			if p, ok := hookRule(notes, i, fixes[i]); ok {
+				out = append(out, anchored{i, p})
+				continue
+			}
+			if p, ok := readTooLarge(notes, t, i); ok {
+				out = append(out, anchored{i, p})
+				continue
+			}
 			fc := fixes[i]
 			if fc == nil || slices.ContainsFunc(fc.failures, func(f int) bool { return consumed[f] }) {
 				continue
@@ -171,6 +209,30 @@ func heuristicProposals(notes []queue.Note) []Proposal {
 	return mergeSimilar(out)
 }
 
+// hostText recognises user-role text a host wrote that an older reader may still take for a
+// prompt: the summary a compaction leaves, a hook's feedback.
+func hostText(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"This session is being continued from a previous conversation", "Stop hook feedback:",
+		"SubagentStop hook feedback:", "<system-reminder>", "<task-notification>", "Caveat: The messages below"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// turnFailures are the failed attempts of a turn, and the calls the user refused in it.
+func turnFailures(notes []queue.Note, t turn) []int {
+	var out []int
+	for i := t.from; i < t.to; i++ {
+		if n := notes[i]; n.Kind == queue.NoteFailure && (isRejection(n) || isFailure(n)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 func ruleProposal(note string) (Proposal, bool) {
 	title := correction.Title(note)
 	if title == "" {
@@ -181,6 +243,7 @@ func ruleProposal(note string) (Proposal, bool) {
 	return Proposal{
 		Title: title, Body: strings.TrimSpace(note) + "\n", Kind: "rule", Confidence: "high",
 		Tags: c.tagList(), Entities: c.entities(), Files: c.files.list, Global: saysGlobal(note),
+		Triggers: proseTriggers(note),
 	}, true
 }
 
@@ -192,6 +255,12 @@ func correctionProposal(notes []queue.Note, turns []turn, ti int, c correction.V
 	title := c.Title(prompt)
 	if title == "" {
 		return Proposal{}, false
+	}
+	hookTitle := ""
+	if c.Instead == "" {
+		if alt, avoid, ok := namedAlternative(notes, t, fails, prompt); ok {
+			hookTitle, title = title, "Use "+code(alt)+" instead of "+code(avoid)
+		}
 	}
 
 	var col collector
@@ -233,10 +302,63 @@ func correctionProposal(notes []queue.Note, turns []turn, ti int, c correction.V
 		col.toolsIn(worked) // its files are what the agent changed or wrote down, not what the lesson is about
 		b.WriteString("\nWhat worked after: " + worked + "\n")
 	}
+	var tr triggerSet
+	for _, w := range []string{c.Instead, c.Avoid} {
+		if w = strings.Trim(w, "`"); w != "" && len([]rune(w)) <= 40 {
+			tr.add(w)
+		}
+	}
+	for _, f := range fails {
+		if n := notes[f]; shellTool(n.Tool) && !isRejection(n) {
+			commandTriggers(&tr, n.Input)
+		}
+	}
+	for _, s := range proseTriggers(prompt) {
+		tr.add(s)
+	}
 	return Proposal{
 		Title: title, Body: b.String(), Kind: "correction", Confidence: "medium",
 		Tags: col.tagList(), Entities: col.entities(), Files: col.files.list, evidence: true,
+		Triggers: tr.list, hookTitle: hookTitle,
 	}, true
+}
+
+// namedAlternative finds, in a correction that names no alternative in so many words, the
+// command it names instead of the one that failed: a command of the same program in the
+// prompt ("make test-unit runs everything…" after `make test` failed) that the rest of the
+// turn then ran or reported.
+func namedAlternative(notes []queue.Note, t turn, fails []int, prompt string) (alt, avoid string, ok bool) {
+	var after strings.Builder
+	for i := t.from; i < t.to; i++ {
+		after.WriteString(notes[i].Input + "\n" + notes[i].Text + "\n")
+	}
+	rest := after.String()
+	for _, f := range fails {
+		n := notes[f]
+		if !shellTool(n.Tool) {
+			continue
+		}
+		for _, s := range attempts(n.Input) {
+			p, sub := s.program()
+			if p == "" {
+				continue
+			}
+			failed := strings.TrimSpace(p + " " + sub)
+			re := regexp.MustCompile(`(?i)(?:^|[\s"'(\x60])(` + regexp.QuoteMeta(p) + `(?:\s+[\w.:/@=-]+){1,3})`)
+			for _, m := range re.FindAllStringSubmatch(prompt, -1) {
+				cand := strings.TrimRight(m[1], ".,;:")
+				for strings.Count(cand, " ") > 0 && !strings.Contains(rest, cand) {
+					cand = cand[:strings.LastIndexByte(cand, ' ')]
+				}
+				if strings.Count(cand, " ") == 0 || strings.EqualFold(cand, failed) || strings.HasPrefix(failed+" ", cand+" ") ||
+					!strings.Contains(rest, cand) {
+					continue
+				}
+				return cand, failed, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // whatWorked is the end of the turn after a correction: its conclusion, when no failure in

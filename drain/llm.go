@@ -581,11 +581,20 @@ func renderNotes(notes []queue.Note, budget int) string {
 func renderNote(i int, n queue.Note) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%d] %s", i, noteRole(n.Kind))
+	if n.Agent != "" {
+		fmt.Fprintf(&b, " · subagent %s", squeezeLine(n.Agent, 40))
+	}
 	if n.Tool != "" {
 		fmt.Fprintf(&b, " · %s", squeezeLine(n.Tool, 100))
 	}
 	if n.ExitCode != nil {
 		fmt.Fprintf(&b, " · exit %d", *n.ExitCode)
+	}
+	switch n.Outcome {
+	case queue.OutcomeOK:
+		b.WriteString(" · worked")
+	case queue.OutcomeFailed:
+		b.WriteString(" · failed too")
 	}
 	b.WriteString("\n")
 	if in := strings.TrimSpace(n.Input); in != "" {
@@ -607,6 +616,10 @@ func noteRole(kind string) string {
 		return "tool/failure"
 	case queue.NoteFollowup:
 		return "assistant/followup (right after the failure)"
+	case queue.NoteHook:
+		return "hook/feedback (a project hook told the agent)"
+	case queue.NoteSubagent:
+		return "subagent/task (work the agent handed to a subagent)"
 	case "":
 		return "note"
 	}

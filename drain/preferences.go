@@ -152,9 +152,16 @@ func imperativeClause(s string) string {
 				return strings.TrimRight(rest, " ,:-")
 			}
 		}
+		// "slog please, not log.Printf": a choice between two things is "use" without the verb
+		if m := contrastRe.FindStringSubmatch(rest); m != nil {
+			return "use " + m[1] + ", not " + m[2]
+		}
 	}
 	return ""
 }
+
+// contrastRe: one or two words, perhaps "please", then ", not" and the thing not to use.
+var contrastRe = regexp.MustCompile(`^([\w./@-]+(?: [\w./@-]+)?)(?: please| pls)?, not ([\w./@-]+)`)
 
 func negative(s string) bool {
 	lo := strings.ToLower(s)

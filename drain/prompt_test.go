@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reflect-memory/reflect/queue"
 )
 
 // The prompt is a contract with every model reflect may run: golden, so that a change to it
@@ -58,4 +60,22 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return ""
+}
+
+// The digest's later kinds and fields reach the model in words it reads.
+func TestRenderNoteKinds(t *testing.T) {
+	exit := 0
+	for _, tt := range []struct {
+		n    queue.Note
+		want string
+	}{
+		{queue.Note{Kind: queue.NoteHook, Tool: "Stop", Text: "untracked files: commit or remove them"}, "[1] hook/feedback (a project hook told the agent) · Stop\n    untracked files"},
+		{queue.Note{Kind: queue.NoteSubagent, Agent: "a1b2", Text: "find the flaky test"}, "[1] subagent/task (work the agent handed to a subagent) · subagent a1b2\n"},
+		{queue.Note{Kind: queue.NoteFollowup, Tool: "Bash", Input: "pnpm test", ExitCode: &exit, Outcome: queue.OutcomeOK}, "· Bash · exit 0 · worked\n    input: pnpm test"},
+		{queue.Note{Kind: queue.NoteFollowup, Tool: "Bash", Outcome: queue.OutcomeFailed}, "· failed too"},
+	} {
+		if got := renderNote(1, tt.n); !strings.Contains(got, tt.want) {
+			t.Errorf("renderNote = %q, want %q in it", got, tt.want)
+		}
+	}
 }

@@ -54,6 +54,7 @@ var confRank = map[string]int{"low": 1, "medium": 2, "high": 3}
 func mergeSimilar(in []anchored) []Proposal {
 	var out []Proposal
 	var words [][]string
+	var at []int
 	for _, a := range in {
 		w := titleWords(a.p.Title)
 		merged := false
@@ -62,13 +63,16 @@ func mergeSimilar(in []anchored) []Proposal {
 				if confRank[a.p.Confidence] > confRank[out[k].Confidence] {
 					out[k].Confidence = a.p.Confidence
 				}
+				if a.at != at[k] && a.p.Kind == "rule" && out[k].Kind == "rule" && out[k].Confidence == "low" {
+					out[k].Confidence = "medium" // a fact stated again in another prompt
+				}
 				out[k].Global = out[k].Global || a.p.Global
 				merged = true
 				break
 			}
 		}
 		if !merged {
-			out, words = append(out, a.p), append(words, w)
+			out, words, at = append(out, a.p), append(words, w), append(at, a.at)
 		}
 	}
 	return out
@@ -85,6 +89,14 @@ func markDuplicates(ps []Proposal, existing []Existing) {
 		ew[i] = titleWords(e.Title)
 	}
 	for i := range ps {
+		if ps[i].hookTitle != "" {
+			hw := titleWords(ps[i].hookTitle)
+			for j, e := range existing {
+				if e.ID != "" && overlap(hw, ew[j]) >= hSimilar && !slices.Contains(ps[i].Supersedes, e.ID) {
+					ps[i].Supersedes = append(ps[i].Supersedes, e.ID)
+				}
+			}
+		}
 		w := titleWords(ps[i].Title)
 		best, bestScore := -1, 0.0
 		for j, e := range existing {

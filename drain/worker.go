@@ -110,6 +110,8 @@ func FromConfig(c config.Drain, o LLMOptions) Extractor {
 		o.Model = c.Model
 	}
 	switch {
+	case c.Extractor == "auto":
+		return Auto(o)
 	case c.Extractor == "claude":
 		return Claude(o)
 	case c.Extractor == "codex":
@@ -240,11 +242,18 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 	e := it.Entry
 	res := EntryResult{ID: e.ID, Session: e.Session}
 	ext := w.o.Extractor
+	chosen, isAuto := ext.(resolver)
+	if isAuto {
+		ext = chosen.For(e.Harness)
+	}
 	if ext.LLM() {
 		if p := Paused(w.r); p != nil {
 			ext, res.Note = w.heuristic, "LLM paused: "+p.Reason
 		} else if why := w.capped(); why != "" {
-			return res, why, nil
+			if !isAuto {
+				return res, why, nil // the user chose a model: its entries wait for tomorrow
+			}
+			ext, res.Note = w.heuristic, why
 		}
 	}
 	existing, paths := candidates(ctx, w.r, e)
@@ -498,11 +507,16 @@ func commitMessage(e *queue.Entry, extractor string, made []*learnings.Learning,
 }
 
 // dropUngrounded keeps the proposals of a model that are grounded in the entry's digest
-// (see grounded) and lists the others in res.
+// (see grounded) and are lessons, not the session told again (see narrates), and lists the
+// others in res.
 func dropUngrounded(props []Proposal, e *queue.Entry, res *EntryResult) []Proposal {
 	digest := digestText(e)
 	kept := props[:0:0]
 	for _, p := range props {
+		if narrates(p.Title) {
+			res.Ungrounded = append(res.Ungrounded, fmt.Sprintf("%s (what the session did, not a lesson)", queue.Clip(p.Title, 80)))
+			continue
+		}
 		if ok, missing := grounded(p, digest); !ok {
 			res.Ungrounded = append(res.Ungrounded, fmt.Sprintf("%s (%s)", queue.Clip(p.Title, 80), strings.Join(missing[:min(len(missing), 4)], ", ")))
 			continue

@@ -25,7 +25,7 @@ import (
 func standIn(t *testing.T) (binDir string, setMode func(string), calls func() int) {
 	t.Helper()
 	dir := t.TempDir()
-	answer := `{"learnings":[{"title":"Pin the widget port in tests","body":"The widget service port comes from WIDGET_PORT; tests must set it.","kind":"fix","confidence":"high","tags":["tests"]}]}`
+	answer := `{"learnings":[{"title":"Pin the widget port in tests","body":"The widget service listens on port 10000; tests must use that port.","kind":"fix","confidence":"high","tags":["tests"]}]}`
 	envelope, _ := json.Marshal(map[string]any{"type": "result", "subtype": "success", "is_error": false,
 		"result": "Here you go:\n```json\n" + answer + "\n```"})
 	script := `#!/bin/sh

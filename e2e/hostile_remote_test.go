@@ -147,7 +147,7 @@ func TestHostileRemote(t *testing.T) {
 						t.Errorf("the sync does not name %s:\n%s", key, out)
 					}
 				}
-				if got := strings.TrimSpace(v.reflect(0, "config", "get", "drain.extractor")); got != "heuristic" {
+				if got := strings.TrimSpace(v.reflect(0, "config", "get", "drain.extractor")); got != "auto" {
 					t.Errorf("drain.extractor = %s", got)
 				}
 			},

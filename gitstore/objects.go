@@ -200,10 +200,7 @@ func (r *Repo) applyTree(base plumbing.Hash, changes map[string]blobChange) (plu
 	}
 	id, err := r.writeObject(plumbing.TreeObject, encodeTree(out))
 	if err == nil {
-		if r.trees == nil {
-			r.trees = map[plumbing.Hash][]treeEntry{}
-		}
-		r.trees[id] = out
+		r.cacheTree(id, out)
 	}
 	return id, err
 }

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/reflect-memory/reflect/gitstore/gitindex"
+	"github.com/reflect-memory/reflect/internal/atomicfile"
 )
 
 // The journal names the paths a write is changing. It exists from before the first visible
@@ -19,20 +22,21 @@ type journal struct {
 
 func (r *Repo) journalPath() string { return filepath.Join(r.stateDir, "journal.json") }
 
-// writeJournal rewrites the one journal file in place: a small write(2) to a regular file
-// is never torn by a kill, and rewriting avoids creating a file per write (see reuseSpare).
+// writeJournal replaces the journal durably (atomicfile): it is on disk before the first
+// visible change, so even after a power loss the next writer knows which paths to reconcile.
 // An empty journal means no write is in progress.
 func (r *Repo) writeJournal(paths []string) error {
 	data, _ := json.Marshal(journal{Paths: paths})
-	if err := os.WriteFile(r.journalPath(), data, 0o644); err != nil {
-		// A full disk takes part of a journal over one page (TestFullDiskDuringJournal);
-		// nothing has changed yet, and a torn journal would stop every later write.
-		r.removeJournal()
+	if err := atomicfile.Write(r.journalPath(), data, 0o644); err != nil {
+		// a full disk refuses the temporary file (TestFullDiskDuringJournal): the journal
+		// stays empty, as nothing has changed yet
 		return fmt.Errorf("write journal: %w", err)
 	}
 	return nil
 }
 
+// removeJournal empties the journal. It needs no sync: a journal that outlives its write
+// after a crash only makes the next writer reconcile paths that already agree with HEAD.
 func (r *Repo) removeJournal() { os.Truncate(r.journalPath(), 0) }
 
 // recover finishes or undoes a write that was interrupted, whatever the moment: the ref
@@ -140,7 +144,7 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 	if err != nil {
 		return err
 	}
-	updates := map[string]*entry{}
+	updates := map[string]*gitindex.Entry{}
 	for _, p := range paths {
 		e, ok, err := r.lookup(root, p)
 		if err != nil {
@@ -167,12 +171,12 @@ func (r *Repo) reconcile(ctx context.Context, paths []string) error {
 		}
 		updates[p] = &ie
 	}
-	ix, err := r.readIndex()
+	ix, err := gitindex.Read(r.gitDir)
 	if err != nil {
 		l.release()
 		return err
 	}
-	idx, err := r.buildIndex(ix, updates, func(string) bool { return true })
+	idx, err := ix.Update(updates, func(string) bool { return true }, r.indexOptions())
 	if err != nil {
 		l.release()
 		return err

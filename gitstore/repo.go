@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	rcfg "github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore/gitindex"
 )
 
 // Repo is an open knowledge repository.
@@ -39,6 +40,7 @@ type Repo struct {
 	zw        [2]*zlib.Writer         // by level (0, 1), reused for every loose object written
 	zr        io.ReadCloser           // reused for every loose object this process reads
 	trees     map[plumbing.Hash][]treeEntry
+	treeSize  int // entries held in trees (see cacheTree)
 }
 
 // Root is the work tree of the repository.
@@ -108,7 +110,7 @@ func open(abs, gitDir string) (*Repo, error) {
 		storer: filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(),
 			filesystem.Options{MaxOpenDescriptors: maxOpenPacks}),
 
-		reshareAt: defaultReshareAt,
+		reshareAt: gitindex.DefaultReshareAt,
 	}
 	for _, d := range []string{"locks", "tmp", "pool"} {
 		if err := os.MkdirAll(filepath.Join(r.stateDir, d), 0o755); err != nil {
@@ -272,9 +274,14 @@ func (r *Repo) walkAt(root plumbing.Hash, dir string) ([]File, error) {
 // ReadBlob returns a blob found by Walk.
 func (r *Repo) ReadBlob(id plumbing.Hash) ([]byte, error) { return r.readBlob(id) }
 
-// splitIndexAllowed is false only when git is told not to split the index.
-func (r *Repo) splitIndexAllowed() bool {
-	return r.gitCfg.Section("core").Option("splitIndex") != "false"
+// indexOptions says how .git/index is written: split unless git is told not to, a shared
+// index through the file pool like every other file under .git.
+func (r *Repo) indexOptions() gitindex.Options {
+	return gitindex.Options{
+		Split:       r.gitCfg.Section("core").Option("splitIndex") != "false",
+		ReshareAt:   r.reshareAt,
+		WriteShared: func(path string, data []byte) error { return r.writeAtomic(path, data, 0o644) },
+	}
 }
 
 // Ref reads a ref by its full name (refs/remotes/origin/main); zero when it does not exist.

@@ -117,11 +117,23 @@ func (r *Repo) readTree(id plumbing.Hash) ([]treeEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", id, err)
 	}
-	if r.trees == nil {
-		r.trees = map[plumbing.Hash][]treeEntry{}
+	r.cacheTree(id, t)
+	return t, nil
+}
+
+// maxCachedEntries bounds the decoded trees a Repo keeps: ~50 MB of entries. A capture
+// caches the few trees on its path; a walk over history (Origins, at a 100,000-learning
+// folder) decodes a new version of the big folder at every commit, and without a bound
+// held one per commit: 2.4 GB after a few hundred commits.
+var maxCachedEntries = 500_000 // tests lower it
+
+// cacheTree keeps tree id's entries, first dropping every cached tree when the cache is full.
+func (r *Repo) cacheTree(id plumbing.Hash, t []treeEntry) {
+	if r.trees == nil || r.treeSize+len(t) > maxCachedEntries {
+		r.trees, r.treeSize = map[plumbing.Hash][]treeEntry{}, 0
 	}
 	r.trees[id] = t
-	return t, nil
+	r.treeSize += len(t)
 }
 
 // readObject returns the content of an object: a loose one is read directly, anything else

@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/reflect-memory/reflect/gitstore/gitindex"
 )
 
 // Tx is one write in progress: reads see HEAD plus what the Tx has staged.
@@ -228,9 +230,9 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 	if r.died("index-lock") {
 		return plumbing.ZeroHash, errDied
 	}
-	ix, err := r.readIndex()
+	ix, err := gitindex.Read(r.gitDir)
 	if err == nil {
-		err = r.checkStaged(ix, paths, changes, inHead, old)
+		err = r.checkStaged(ix, paths, inHead, old)
 	}
 	if err != nil {
 		ilock.release()
@@ -245,7 +247,7 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 	if r.died("journal") {
 		return plumbing.ZeroHash, errDied
 	}
-	updates := map[string]*entry{}
+	updates := map[string]*gitindex.Entry{}
 	for _, p := range paths {
 		if data := tx.writes[p]; data != nil {
 			e, err := r.writeWorkFile(p, data, changes[p].id, changes[p].mode)
@@ -265,7 +267,7 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 	if r.died("work-tree") {
 		return plumbing.ZeroHash, errDied
 	}
-	idx, err := r.buildIndex(ix, updates, func(p string) bool { return inHead[p] })
+	idx, err := ix.Update(updates, func(p string) bool { return inHead[p] }, r.indexOptions())
 	if err != nil {
 		ilock.release()
 		return plumbing.ZeroHash, r.undo(ctx, paths, err)
@@ -375,28 +377,23 @@ func (r *Repo) casRef(ctx context.Context, ref string, old, new plumbing.Hash) e
 }
 
 // writeWorkFile writes a work-tree file atomically and returns its index entry.
-func (r *Repo) writeWorkFile(p string, data []byte, id plumbing.Hash, mode filemode.FileMode) (entry, error) {
+func (r *Repo) writeWorkFile(p string, data []byte, id plumbing.Hash, mode filemode.FileMode) (gitindex.Entry, error) {
 	dst := filepath.Join(r.root, filepath.FromSlash(p))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return entry{}, err
+		return gitindex.Entry{}, err
 	}
 	perm := os.FileMode(0o644)
 	if mode == filemode.Executable {
 		perm = 0o755
 	}
 	if err := r.writeAtomic(dst, data, perm); err != nil {
-		return entry{}, fmt.Errorf("write %s: %w", p, err)
+		return gitindex.Entry{}, fmt.Errorf("write %s: %w", p, err)
 	}
 	fi, err := os.Lstat(dst)
 	if err != nil {
-		return entry{}, err
+		return gitindex.Entry{}, err
 	}
-	e := entry{hash: id, name: p}
-	fillStat(&e, fi)
-	if mode == filemode.Executable {
-		e.stat[6] = 0o100755
-	}
-	return e, nil
+	return gitindex.NewEntry(p, id, fi, mode == filemode.Executable), nil
 }
 
 // removeWorkFile deletes a work-tree file and the directories it leaves empty.
@@ -415,62 +412,17 @@ func removeWorkFile(root, p string) error {
 
 // checkStaged refuses to write a path whose git index entry differs from HEAD: a change a
 // person staged (git add) but did not commit would otherwise be replaced.
-func (r *Repo) checkStaged(ix *index, paths []string, changes map[string]blobChange, inHead map[string]bool, old map[string]plumbing.Hash) error {
+func (r *Repo) checkStaged(ix *gitindex.File, paths []string, inHead map[string]bool, old map[string]plumbing.Hash) error {
 	found := map[string]bool{}
-	check := func(name string, id plumbing.Hash, stage int) error {
-		if _, ok := changes[name]; !ok {
-			return nil
-		}
+	err := ix.Lookup(paths, func(p string) bool { return inHead[p] }, func(name string, id plumbing.Hash, stage int) error {
 		found[name] = true
 		if stage != 0 || !inHead[name] || id != old[name] {
 			return &DirtyError{Path: name}
 		}
 		return nil
-	}
-	if ix.link == nil {
-		for i := range ix.entries {
-			if err := check(ix.entries[i].name, ix.entries[i].hash, ix.entries[i].stage()); err != nil {
-				return err
-			}
-		}
-	} else {
-		nrepl := len(ix.link.replaced)
-		if nrepl > len(ix.entries) {
-			return fmt.Errorf("read git index: %w: more replacements than entries", errIndexFormat)
-		}
-		replaced := map[uint32]*entry{}
-		for i, pos := range ix.link.replaced {
-			replaced[pos] = &ix.entries[i]
-		}
-		for i := range ix.entries[nrepl:] {
-			e := &ix.entries[nrepl+i]
-			if err := check(e.name, e.hash, e.stage()); err != nil {
-				return err
-			}
-		}
-		del := map[uint32]bool{}
-		for _, pos := range ix.link.del {
-			del[pos] = true
-		}
-		shared := r.sharedIndex(ix)
-		for _, p := range paths {
-			if !inHead[p] || found[p] {
-				continue // a new path is never looked up in the shared index (see buildIndex)
-			}
-			hits, err := shared.find(p, del)
-			if err != nil {
-				return err
-			}
-			for _, h := range hits {
-				id, stage := h.hash, h.stage
-				if e, ok := replaced[h.pos]; ok {
-					id, stage = e.hash, e.stage()
-				}
-				if err := check(p, id, stage); err != nil {
-					return err
-				}
-			}
-		}
+	})
+	if err != nil {
+		return err
 	}
 	for _, p := range paths {
 		if inHead[p] && !found[p] {

@@ -44,17 +44,19 @@ type ImportOptions struct {
 
 // Report says what an import did.
 type Report struct {
-	Found     int   `json:"found"`     // transcript files found
-	Older     int   `json:"older"`     // found, but last changed before --since-days
-	Unchanged int   `json:"unchanged"` // nothing new since the last import
-	Read      int   `json:"read"`      // files read: new, grown or rewritten
-	New       int   `json:"new"`
-	Grown     int   `json:"grown"`
-	Rewritten int   `json:"rewritten"` // changed before the point the last import stopped: read again whole
-	Deferred  int   `json:"deferred"`  // changed, left for a later import by --limit-files
-	Sessions  int   `json:"sessions"`  // sessions that got new messages
-	Messages  int   `json:"messages"`  // messages added
-	Bytes     int64 `json:"bytes"`     // transcript bytes read
+	// Folders are the hosts' folders walked for transcripts (none with explicit files).
+	Folders   []Folder `json:"folders"`
+	Found     int      `json:"found"`     // transcript files found
+	Older     int      `json:"older"`     // found, but last changed before --since-days
+	Unchanged int      `json:"unchanged"` // nothing new since the last import
+	Read      int      `json:"read"`      // files read: new, grown or rewritten
+	New       int      `json:"new"`
+	Grown     int      `json:"grown"`
+	Rewritten int      `json:"rewritten"` // changed before the point the last import stopped: read again whole
+	Deferred  int      `json:"deferred"`  // changed, left for a later import by --limit-files
+	Sessions  int      `json:"sessions"`  // sessions that got new messages
+	Messages  int      `json:"messages"`  // messages added
+	Bytes     int64    `json:"bytes"`     // transcript bytes read
 	// SkippedFiles were not imported, each with the reason.
 	SkippedFiles []SkippedFile `json:"skipped_files"`
 	// SkippedLines counts, by reason, the lines of imported files that could not be used.
@@ -68,6 +70,14 @@ type Report struct {
 	TotalSessions int     `json:"total_sessions"`
 	TotalMessages int     `json:"total_messages"`
 	Seconds       float64 `json:"seconds"`
+}
+
+// Folder is a folder an import looked in for transcripts: how many it found there, or that
+// the folder is not there.
+type Folder struct {
+	Path    string `json:"path"`
+	Files   int    `json:"files"`
+	Missing bool   `json:"missing,omitempty"`
 }
 
 // SkippedFile is a transcript an import could not use.
@@ -106,7 +116,7 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{SkippedFiles: []SkippedFile{}, SkippedLines: map[string]int{}, Torn: []string{}}
+	rep := &Report{Folders: []Folder{}, SkippedFiles: []SkippedFile{}, SkippedLines: map[string]int{}, Torn: []string{}}
 	jobs, err := a.plan(st, o, rep)
 	if err != nil {
 		return nil, err
@@ -203,6 +213,9 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 				return nil, err
 			}
 			paths = append(paths, found...)
+			abs, _ := filepath.Abs(root)
+			_, err = os.Stat(abs)
+			rep.Folders = append(rep.Folders, Folder{Path: abs, Files: len(found), Missing: errors.Is(err, fs.ErrNotExist)})
 		}
 	}
 	var jobs []job
@@ -428,6 +441,16 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 		switch {
 		case r.Kind == kindCall && r.Call != "":
 			calls[r.Call] = r.Tool
+		case r.Kind == kindResult && r.Call == "" && r.Proc != "":
+			// the polls of a command an earlier import stored (transcript folds them into
+			// one result when it reads both): joined to that command's call
+			if lines == nil {
+				lines, _ = a.readStore(strm.Name, strm.Messages)
+				if lines == nil {
+					lines = storeLines{}
+				}
+			}
+			r.Call = lines.findProc(r.Proc)
 		case r.Kind == kindResult && r.Tool == "" && r.Call != "":
 			if t, ok := calls[r.Call]; ok {
 				r.Tool = t
@@ -476,7 +499,7 @@ func keep(s *transcript.Session) []record {
 		r := record{
 			Role: string(m.Role), Kind: string(m.Kind), Tool: m.ToolName,
 			Input: clip(redact.String(m.ToolInput), maxStored), Text: clip(redact.String(m.Text), maxStored),
-			Error: m.IsError, Exit: m.ExitCode, Side: m.Sidechain, Call: m.CallID,
+			Error: m.IsError, Exit: m.ExitCode, Side: m.Sidechain, Call: m.CallID, Proc: m.Process,
 		}
 		if !m.Timestamp.IsZero() {
 			r.Time = m.Timestamp.UTC()

@@ -17,14 +17,14 @@ import (
 // TestImportFixtures pins what an import of the bundled transcripts keeps. The counts are
 // transcript's (fixtures/transcripts/README.md) less what history leaves out: the Claude
 // session's 21 messages less 3 system and 2 thinking, plus its subagent's 6; the Codex
-// rollout's 16 less 2 system and 1 thinking; the legacy rollout's 12 less 1 and 1; the
+// rollout's 14 less 2 system and 1 thinking; the legacy rollout's 12 less 1 and 1; the
 // kanban session's 13 less 1 thinking; the truncated session's 4 complete messages.
 func TestImportFixtures(t *testing.T) {
 	h := newHosts(t)
 	a := newArchive(t)
 	rep := mustImport(t, a, h.options())
-	if rep.Found != 7 || rep.Read != 7 || rep.New != 7 || rep.Sessions != 5 || rep.Messages != 61 ||
-		rep.TotalSessions != 5 || rep.TotalMessages != 61 {
+	if rep.Found != 7 || rep.Read != 7 || rep.New != 7 || rep.Sessions != 5 || rep.Messages != 59 ||
+		rep.TotalSessions != 5 || rep.TotalMessages != 59 {
 		t.Errorf("report: %+v", rep)
 	}
 	malformed := filepath.Join(h.claude, "-home-dev-src-webshop", malformeID+".jsonl")
@@ -52,7 +52,7 @@ func TestImportFixtures(t *testing.T) {
 		{"claude-code-" + webshopID, 22, "local/webshop", 2, "the checkout tests fail on CI, can you run them locally and fix it?"},
 		{"claude-code-" + kanbanID, 12, "local/kanban", 1, "部署到测试环境失败了，数据库连接超时。请检查一下配置。"},
 		{"claude-code-" + couponsID, 4, "local/webshop", 1, "add a coupon field to the checkout form"},
-		{"codex-" + apiID, 13, "github.com/acme/api", 1, "run the migration tests"},
+		{"codex-" + apiID, 11, "github.com/acme/api", 1, "run the migration tests"},
 		{"codex-" + toolID, 10, "github.com/acme/tool", 1, "make lint pass"},
 	} {
 		s := st.Sessions[tt.key]
@@ -83,7 +83,7 @@ func TestImportFixtures(t *testing.T) {
 
 	// a second import reads nothing; the files it could not use are not reported again
 	rep = mustImport(t, a, h.options())
-	if rep.Read != 0 || rep.Unchanged != 7 || rep.Messages != 0 || rep.Bytes != 0 || len(rep.SkippedFiles) != 0 || rep.TotalMessages != 61 {
+	if rep.Read != 0 || rep.Unchanged != 7 || rep.Messages != 0 || rep.Bytes != 0 || len(rep.SkippedFiles) != 0 || rep.TotalMessages != 59 {
 		t.Errorf("second import: %+v", rep)
 	}
 }
@@ -98,14 +98,15 @@ func TestImportSamples(t *testing.T) {
 	a := newArchive(t)
 	rep := mustImport(t, a, ImportOptions{ClaudeDir: filepath.Join(samples, "claude"), CodexDir: filepath.Join(samples, "codex")})
 	// 4c2ddfdc: 20 with its old-style agent-50243ee8 file; 9eda1058: 15; e9fb405b: 33;
-	// the Codex rollout's first 60 lines: 29
-	if rep.Found != 5 || rep.Read != 5 || rep.Sessions != 4 || rep.Messages != 97 || len(rep.SkippedFiles) != 0 || len(rep.Torn) != 0 {
+	// the Codex rollout's first 60 lines: 14 (5 polled commands folded into 5 calls and 5
+	// results, one of them empty, as history leaves empty results out)
+	if rep.Found != 5 || rep.Read != 5 || rep.Sessions != 4 || rep.Messages != 82 || len(rep.SkippedFiles) != 0 || len(rep.Torn) != 0 {
 		t.Errorf("samples: %+v", rep)
 	}
 	st, _ := a.loadState()
 	for key, n := range map[string]int{
 		"claude-code-4c2ddfdc-b619-4525-8d03-1950fb1b0257": 20, "claude-code-9eda1058-9706-484a-b992-d03f9cfa2546": 15,
-		"claude-code-e9fb405b-169f-40eb-9396-7e75076f045d": 33, "codex-019e1625-789d-76c0-80ab-3724b5ddb799": 29,
+		"claude-code-e9fb405b-169f-40eb-9396-7e75076f045d": 33, "codex-019e1625-789d-76c0-80ab-3724b5ddb799": 14,
 	} {
 		if s := st.Sessions[key]; s == nil || s.Messages != n {
 			t.Errorf("%s: %+v, want %d messages", key, s, n)
@@ -165,6 +166,58 @@ func TestImportAppended(t *testing.T) {
 	want, _ := os.ReadFile(whole.storePath(stream))
 	if !bytes.Equal(got, want) {
 		t.Errorf("two imports stored\n%s\none stored\n%s", got, want)
+	}
+}
+
+// TestImportPolledCommand: a Codex command polled until it exited is one call and one
+// result in the store, as transcript folds it; when an import stops while the command runs,
+// the polls the next import reads are a result joined to that command's call (found by its
+// process in the store), not a write_stdin call of their own. The rollout is in Codex's
+// default persistence, which keeps no exec_command_end.
+func TestImportPolledCommand(t *testing.T) {
+	const id = "019e2a40-1c7d-7b10-9f3e-5a6b7c8d9e0f"
+	ln := func(ts, payload string) string {
+		return `{"timestamp":"2026-05-20T10:00:` + ts + `.000Z","type":"response_item","payload":` + payload + "}\n"
+	}
+	part1 := `{"timestamp":"2026-05-20T10:00:00.000Z","type":"session_meta","payload":{"id":"` + id + `","timestamp":"2026-05-20T10:00:00.000Z","cwd":"/w/web","originator":"codex-tui","cli_version":"0.128.0","source":"cli"}}` + "\n" +
+		ln("01", `{"type":"message","role":"user","content":[{"type":"input_text","text":"build it"}]}`) +
+		ln("02", `{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"npm run build\",\"yield_time_ms\":10000}","call_id":"call_b"}`) +
+		ln("12", `{"type":"function_call_output","call_id":"call_b","output":"Chunk ID: 1\nWall time: 10.0 seconds\nProcess running with session ID 42\nOriginal token count: 3\nOutput:\ncompiling\n"}`)
+	part2 := ln("13", `{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":42,\"chars\":\"\",\"yield_time_ms\":30000}","call_id":"call_p"}`) +
+		ln("40", `{"type":"function_call_output","call_id":"call_p","output":"Chunk ID: 2\nWall time: 27.0 seconds\nProcess exited with code 2\nOriginal token count: 9\nOutput:\nerror TS2304: Cannot find name 'foo'.\n"}`)
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".codex", "sessions", "2026", "05", "20", "rollout-2026-05-20T12-00-00-"+id+".jsonl")
+	stream := "codex-" + id
+	o := ImportOptions{Files: []string{path}}
+
+	whole := newArchive(t)
+	write(t, path, []byte(part1+part2))
+	mustImport(t, whole, o)
+	store, _ := whole.readStore(stream, 10)
+	if len(store) != 3 {
+		t.Fatalf("one import stored %d records, want the prompt, the call and one result:\n%s", len(store), bytes.Join(store, []byte("\n")))
+	}
+	if r, _ := store.get(2); r.Call != "call_b" || r.Tool != "exec_command" || !r.Error || r.Exit == nil || *r.Exit != 2 ||
+		r.Text != "compiling\nerror TS2304: Cannot find name 'foo'.\n" {
+		t.Errorf("the folded result: %+v", r)
+	}
+
+	a := newArchive(t)
+	write(t, path, []byte(part1))
+	mustImport(t, a, o)
+	write(t, path, []byte(part1+part2))
+	mustImport(t, a, o)
+	store, _ = a.readStore(stream, 10)
+	if len(store) != 4 {
+		t.Fatalf("two imports stored %d records, want the prompt, the call and two results:\n%s", len(store), bytes.Join(store, []byte("\n")))
+	}
+	for _, seq := range []int{2, 3} {
+		if r, _ := store.get(seq); r.Kind != kindResult || r.Call != "call_b" || r.Tool != "exec_command" || r.Proc != "42" {
+			t.Errorf("record %d: %+v; want a result of call_b", seq, r)
+		}
+	}
+	if r, _ := store.get(3); !r.Error || r.Exit == nil || *r.Exit != 2 || r.Text != "error TS2304: Cannot find name 'foo'.\n" {
+		t.Errorf("the polls' result: %+v", r)
 	}
 }
 
@@ -259,8 +312,8 @@ func TestImportUnusable(t *testing.T) {
 	want := []SkippedFile{{missing, "cannot read it: no such file or directory"}, {notes, "not a Claude Code or Codex transcript"}}
 	slices.SortFunc(rep.SkippedFiles, func(x, y SkippedFile) int { return strings.Compare(x.Path, y.Path) })
 	slices.SortFunc(want, func(x, y SkippedFile) int { return strings.Compare(x.Path, y.Path) })
-	if !slices.Equal(rep.SkippedFiles, want) || rep.Messages != 13 || rep.TotalSessions != 1 {
-		t.Errorf("report %+v; want 13 messages of the rollout and skipped %v", rep, want)
+	if !slices.Equal(rep.SkippedFiles, want) || rep.Messages != 11 || rep.TotalSessions != 1 {
+		t.Errorf("report %+v; want 11 messages of the rollout and skipped %v", rep, want)
 	}
 	rep = mustImport(t, a, o)
 	if len(rep.SkippedFiles) != 1 || rep.SkippedFiles[0].Path != missing || rep.Read != 0 {
@@ -335,8 +388,8 @@ func TestImportRebuildsIndex(t *testing.T) {
 				os.WriteFile(filepath.Join(a.indexDir(), "index_meta.json"), []byte("{oops"), 0o644)
 			}
 			rep := mustImport(t, a, h.options())
-			if rep.Read != 0 || rep.Reindexed != 61 {
-				t.Errorf("%+v; want 61 messages indexed again from the stores and no file read", rep)
+			if rep.Read != 0 || rep.Reindexed != 59 {
+				t.Errorf("%+v; want 59 messages indexed again from the stores and no file read", rep)
 			}
 			q := NewQuery("pnpm")
 			q.Global, q.Now = true, now
@@ -355,7 +408,7 @@ func TestImportLeftovers(t *testing.T) {
 	st, _ := a.loadState()
 	size := st.Streams[stream].Bytes
 	f, _ := os.OpenFile(a.storePath(stream), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"seq":13,"role":"user","kind":"text","text":"half written"}` + "\n")
+	f.WriteString(`{"seq":11,"role":"user","kind":"text","text":"half written"}` + "\n")
 	f.Close()
 	// the file grows: the next import appends after the recorded size, not after the leftover
 	path := filepath.Join(h.codex, "2026", "03", "04", "rollout-2026-03-04T10-12-07-"+apiID+".jsonl")
@@ -367,7 +420,7 @@ func TestImportLeftovers(t *testing.T) {
 		t.Fatalf("%+v", rep)
 	}
 	lines, _ := a.readStore(stream, 100)
-	if len(lines) != 14 || bytes.Contains(bytes.Join(lines, nil), []byte("half written")) {
+	if len(lines) != 12 || bytes.Contains(bytes.Join(lines, nil), []byte("half written")) {
 		t.Errorf("store after the leftover: %d lines\n%s", len(lines), bytes.Join(lines, []byte("\n")))
 	}
 	st, _ = a.loadState()

@@ -162,6 +162,17 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "read %d of %s%s: %s in %s, %s, in %.2fs\n", r.Read, plural(r.Found, "transcript file"), detail,
 		plural(r.Messages, "new message"), plural(r.Sessions, "session"), bytesize(r.Bytes), r.Seconds)
+	if len(r.Folders) > 0 {
+		var read []string
+		for _, f := range r.Folders {
+			if f.Missing {
+				read = append(read, f.Path+" (not there)")
+			} else {
+				read = append(read, fmt.Sprintf("%s (%s)", f.Path, plural(f.Files, "transcript file")))
+			}
+		}
+		fmt.Fprintf(w, "folders read: %s\n", strings.Join(read, ", "))
+	}
 	if r.Reindexed > 0 {
 		fmt.Fprintf(w, "rebuilt the index from the archive: %s\n", plural(r.Reindexed, "message"))
 	}

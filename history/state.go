@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/gob"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/atomicfile"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
@@ -192,32 +191,12 @@ func (a *Archive) saveCatalog(st *state) error {
 	return writeAtomic(a.catalogPath(), buf.Bytes())
 }
 
-// writeAtomic replaces path with data: a temporary file beside it, synced, renamed.
+// writeAtomic replaces path with data so that it survives a crash (atomicfile).
 func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	var b [6]byte
-	rand.Read(b[:])
-	tmp := path + ".tmp-" + hex.EncodeToString(b[:])
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return atomicfile.Write(path, data, 0o644)
 }
 
 // takeLock takes the import lock, waiting at most timeout.

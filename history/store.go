@@ -26,6 +26,9 @@ type record struct {
 	Time  time.Time `json:"ts,omitzero"`
 	Side  bool      `json:"side,omitempty"`
 	Call  string    `json:"call,omitempty"`
+	// Proc is the Codex process of a command polled until it exited (transcript's
+	// Message.Process): what joins the result of polls read by a later import to its call.
+	Proc string `json:"proc,omitempty"`
 }
 
 // Message kinds and roles as a store and the output name them.
@@ -163,6 +166,19 @@ func (l storeLines) findCall(callID string) string {
 		if bytes.Contains(l[i], key) {
 			if r, ok := l.get(i); ok && r.Kind == kindCall && r.Call == callID {
 				return r.Tool
+			}
+		}
+	}
+	return ""
+}
+
+// findProc returns the call id of the latest result of Codex process proc in lines.
+func (l storeLines) findProc(proc string) string {
+	key := []byte(`"proc":` + quote(proc))
+	for i := len(l) - 1; i >= 0; i-- {
+		if bytes.Contains(l[i], key) {
+			if r, ok := l.get(i); ok && r.Kind == kindResult && r.Proc == proc && r.Call != "" {
+				return r.Call
 			}
 		}
 	}

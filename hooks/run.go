@@ -199,7 +199,7 @@ func Run(ctx context.Context, o Options) {
 	}
 	e.report.Millis = float64(now().Sub(start).Microseconds()) / 1000
 	if b, err := json.Marshal(e.report); err == nil {
-		if err := r.WriteState("last-event.json", b); err != nil {
+		if err := r.WriteVolatileState("last-event.json", b); err != nil {
 			log.Warn("write last-event.json", "err", err)
 		}
 	}

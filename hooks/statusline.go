@@ -17,6 +17,10 @@ type Status struct {
 	Queued   int    `json:"queued"` // pending captures
 	Failed   int    `json:"failed"` // captures the drain gave up on
 	Error    string `json:"error,omitempty"`
+	// LLMCalls and LLMCap are today's calls of a model by the drain and their daily cap
+	// (0: none), shown once the drain has called one today.
+	LLMCalls int `json:"llm_calls"`
+	LLMCap   int `json:"llm_cap,omitempty"`
 }
 
 // ReadStatus reads last-event.json (when it is about session, or session is unknown) and
@@ -44,6 +48,13 @@ func (s Status) Line() string {
 	}
 	if s.Error != "" {
 		parts = append(parts, "hook error")
+	}
+	if s.LLMCalls > 0 {
+		if s.LLMCap > 0 {
+			parts = append(parts, fmt.Sprintf("LLM %d/%d", s.LLMCalls, s.LLMCap))
+		} else {
+			parts = append(parts, fmt.Sprintf("LLM %d", s.LLMCalls))
+		}
 	}
 	return "🧠 " + strings.Join(parts, " · ")
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/oklog/ulid/v2"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/atomicfile"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
 )
@@ -68,14 +68,11 @@ func (l layout) current() string {
 	return filepath.Join(l.dir, name)
 }
 
-// swap makes gen the live generation and removes the others.
+// swap makes gen the live generation and removes the others. CURRENT is written durably
+// (atomicfile), and the sync of the index directory that takes also makes gen's own rename
+// into it durable: after a crash CURRENT never names a generation whose rename was lost.
 func (l layout) swap(gen string) error {
-	tmp := filepath.Join(l.dir, "CURRENT."+ulid.Make().String())
-	if err := os.WriteFile(tmp, []byte(filepath.Base(gen)+"\n"), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(l.dir, "CURRENT")); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(filepath.Join(l.dir, "CURRENT"), []byte(filepath.Base(gen)+"\n"), 0o644); err != nil {
 		return err
 	}
 	l.prune(gen)

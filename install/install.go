@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/atomicfile"
 )
 
 // Harnesses reflect can be installed into.
@@ -162,10 +163,12 @@ const BackupSuffix = ".reflect-backup"
 
 // loaded is a configuration file as read.
 type loaded struct {
-	data   []byte
-	exists bool
-	root   *value
-	mode   fs.FileMode
+	data    []byte
+	exists  bool
+	doc     *document
+	root    *value // doc.root
+	mode    fs.FileMode
+	reflect bool // the file held some of reflect when read
 }
 
 func load(path string) (*loaded, error) {
@@ -173,7 +176,8 @@ func load(path string) (*loaded, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		l.root = newObject()
+		l.doc = &document{root: newObject(), foot: "\n", st: defaultStyle}
+		l.root = l.doc.root
 		return l, nil
 	case err != nil:
 		return nil, err
@@ -183,19 +187,45 @@ func load(path string) (*loaded, error) {
 		l.mode = fi.Mode().Perm()
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		l.root = newObject()
+		l.doc = &document{root: newObject(), foot: "\n", st: defaultStyle}
+		l.root = l.doc.root
 		return l, nil
 	}
-	root, err := parse(path, data)
+	doc, err := parse(path, data)
 	if err != nil {
 		return nil, err
 	}
-	if root.kind != kObject {
+	if doc.root.kind != kObject {
 		ln, col := position(data, skipSpace(data, 0))
 		return nil, &SyntaxError{Path: path, Line: ln, Col: col, Reason: "the top-level value is not a JSON object"}
 	}
-	l.root = root
+	l.doc, l.root = doc, doc.root
+	l.reflect = holdsReflect(doc.root)
 	return l, nil
+}
+
+// holdsReflect says whether a configuration holds any of reflect: a hook handler for either
+// host, or the status line.
+func holdsReflect(root *value) bool {
+	if isReflectStatusLine(root.get("statusLine")) {
+		return true
+	}
+	h := root.get("hooks")
+	if h == nil || h.kind != kObject {
+		return false
+	}
+	for _, m := range h.obj {
+		for _, g := range m.val.arr {
+			if hs := handlers(g); hs != nil {
+				for _, hd := range hs.arr {
+					if reflectHandler(hd, Claude) || reflectHandler(hd, Codex) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // hooksOf returns the "hooks" object of root (nil when absent), refusing a wrong shape.
@@ -269,7 +299,7 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 			res.Unchanged = append(res.Unchanged, ev.Name)
 		}
 	}
-	if err := commit(l, opts, res, encode(l.root), false); err != nil {
+	if err := commit(l, opts, res, l.doc.encode(), false); err != nil {
 		return nil, err
 	}
 	if opts.Home != "" && !opts.DryRun {
@@ -411,7 +441,7 @@ func Uninstall(opts Options) (*Result, error) {
 	if len(hooks.obj) == 0 {
 		l.root.del("hooks")
 	}
-	if err := commit(l, opts, res, encode(l.root), len(l.root.obj) == 0 && createdByInstall(opts.Path)); err != nil {
+	if err := commit(l, opts, res, l.doc.encode(), len(l.root.obj) == 0 && createdByInstall(opts.Path)); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -424,8 +454,11 @@ func createdByInstall(path string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
 }
 
-// commit writes out (or, with remove, deletes the file) after a backup, unless nothing changed
-// or this is a dry run; it fills res's Changed, Diff, Backup and Deleted.
+// commit writes out (or, with remove, deletes the file) unless nothing changed or this is a
+// dry run; it fills res's Changed, Diff, Backup and Deleted. The backup is the file as it was
+// before reflect: written when there is none or when the file holds nothing of reflect, and
+// never replaced by a version reflect changed, so that the user's original survives any
+// number of installs and uninstalls.
 func commit(l *loaded, opts Options, res *Result, out []byte, remove bool) error {
 	if l.exists && bytes.Equal(out, l.data) && !remove {
 		return nil
@@ -435,7 +468,11 @@ func commit(l *loaded, opts Options, res *Result, out []byte, remove bool) error
 	if remove {
 		after = nil
 	}
-	res.Diff = Diff(opts.Path, l.data, after)
+	var before []byte
+	if l.exists {
+		before = l.data
+	}
+	res.Diff = Diff(opts.Path, before, after)
 	if opts.DryRun {
 		res.Deleted = remove
 		return nil
@@ -445,11 +482,21 @@ func commit(l *loaded, opts Options, res *Result, out []byte, remove bool) error
 		return err
 	}
 	backup := opts.Path + BackupSuffix
-	if err := writeAtomic(backup, l.data, l.mode); err != nil {
-		return fmt.Errorf("write backup: %w", err)
-	}
-	if l.exists { // an empty backup records that the file did not exist
-		res.Backup = backup
+	_, err := os.Lstat(backup)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && !l.reflect:
+		if err := atomicfile.Write(backup, l.data, l.mode); err != nil {
+			return fmt.Errorf("write backup: %w", err)
+		}
+		if l.exists { // an empty backup records that the file did not exist
+			res.Backup = backup
+		}
+	case err != nil:
+		return fmt.Errorf("backup: %w", err)
+	default:
+		if fi, err := os.Stat(backup); err == nil && fi.Size() > 0 {
+			res.Backup = backup // kept: the file as it was before reflect
+		}
 	}
 	if remove {
 		if err := os.Remove(opts.Path); err != nil {
@@ -458,30 +505,5 @@ func commit(l *loaded, opts Options, res *Result, out []byte, remove bool) error
 		res.Deleted = true
 		return nil
 	}
-	return writeAtomic(opts.Path, out, l.mode)
-}
-
-// writeAtomic writes data to path through a temporary file in the same directory.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename this does nothing
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(opts.Path, out, l.mode)
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,22 +69,31 @@ func reflectEntries(s settings, harness string) map[string][]string {
 	return out
 }
 
+func indent(unit string, n int) string { return strings.Repeat(unit, n) }
+
 func jsonFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }
 
 func TestRoundTrip(t *testing.T) {
 	cases := []struct {
 		name, harness, file string // file "" means no file at all
 		raw                 string // or this content
-		byteExact           bool   // uninstall gives back the very bytes (2-space indent)
+		// line is what the installed file must hold (%s: the hook command), in the file's own
+		// layout: a handler's command sits six levels deep
+		line string
 	}{
-		{name: "claude settings with foreign hooks", harness: Claude, file: "claude-settings.json", byteExact: true},
-		{name: "codex hooks.json with foreign hooks", harness: Codex, file: "codex-hooks.json", byteExact: true},
-		{name: "claude settings minified", harness: Claude, file: "claude-minified.json"},
-		{name: "claude settings into codex", harness: Codex, file: "claude-settings.json", byteExact: true},
-		{name: "claude missing file", harness: Claude},
-		{name: "codex missing file", harness: Codex},
-		{name: "claude empty object", harness: Claude, raw: "{}\n", byteExact: true},
-		{name: "codex empty object", harness: Codex, raw: "{}\n", byteExact: true},
+		{name: "claude settings with foreign hooks", harness: Claude, file: "claude-settings.json", line: "\n" + indent("  ", 6) + `"command": "%s",` + "\n"},
+		{name: "codex hooks.json with foreign hooks", harness: Codex, file: "codex-hooks.json", line: "\n" + indent("  ", 6) + `"command": "%s",` + "\n"},
+		{name: "claude settings minified", harness: Claude, file: "claude-minified.json", line: `{"type":"command","command":"%s","timeout":10}`},
+		{name: "claude settings into codex", harness: Codex, file: "claude-settings.json", line: "\n" + indent("  ", 6) + `"command": "%s",` + "\n"},
+		{name: "claude missing file", harness: Claude, line: "\n" + indent("  ", 6) + `"command": "%s",` + "\n"},
+		{name: "codex missing file", harness: Codex, line: "\n" + indent("  ", 6) + `"command": "%s",` + "\n"},
+		{name: "claude empty object", harness: Claude, raw: "{}\n", line: "\n" + indent("  ", 6) + `"command": "%s",` + "\n"},
+		{name: "codex empty object", harness: Codex, raw: "{}\n", line: "\n" + indent("  ", 6) + `"command": "%s",` + "\n"},
+		{name: "four spaces", harness: Claude, file: "claude-4-spaces.json", line: "\n" + indent("    ", 6) + `"command": "%s",` + "\n"},
+		{name: "tabs", harness: Codex, file: "codex-tabs.json", line: "\n" + indent("\t", 6) + `"command": "%s",` + "\n"},
+		{name: "no final newline", harness: Claude, raw: "{\n    \"model\": \"opus\"\n}", line: "\n" + indent("    ", 6) + `"command": "%s",` + "\n"},
+		{name: "CRLF", harness: Claude, raw: "{\r\n   \"env\" : {\"A\": \"1\"}\r\n}\r\n", line: "\r\n" + indent("   ", 6) + `"command" : "%s",` + "\r\n"},
+		{name: "hooks on one line", harness: Claude, raw: "{\n  \"hooks\": {\"Stop\": [{\"hooks\": []}]}\n}\n", line: `}]}], "PreCompact": [{"hooks": [{"type": "command", "command": "%s", "timeout": 30}]}], "SessionEnd"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,8 +134,20 @@ func TestRoundTrip(t *testing.T) {
 				}
 			}
 			installed, _ := os.ReadFile(path)
-			if !bytes.HasSuffix(installed, []byte("}\n")) {
-				t.Errorf("no trailing newline:\n%s", installed)
+			if orig == nil {
+				orig = []byte("\n") // what the file ends with when install creates it
+			}
+			if final := func(b []byte) string { return string(b[len(bytes.TrimRight(b, " \t\r\n")):]) }; final(installed) != final(orig) {
+				t.Errorf("the file ended in %q, ends in %q now:\n%s", final(orig), final(installed), installed)
+			}
+			if string(orig) == "\n" {
+				orig = nil
+			}
+			if line := fmt.Sprintf(tc.line, testBinary+" hook "+tc.harness); !strings.Contains(string(installed), line) {
+				t.Errorf("no %q in the installed file:\n%s", line, installed)
+			}
+			if bytes.Contains(orig, []byte("\r\n")) && bytes.Count(installed, []byte("\n")) != bytes.Count(installed, []byte("\r\n")) {
+				t.Errorf("a file with CRLF line ends got LF ones:\n%q", installed)
 			}
 			got := reflectEntries(readSettings(t, path), tc.harness)
 			for _, ev := range Events(tc.harness) {
@@ -163,16 +186,12 @@ func TestRoundTrip(t *testing.T) {
 				}
 			case err != nil:
 				t.Fatal(err)
-			case tc.byteExact && !bytes.Equal(after, orig):
+			case !bytes.Equal(after, orig):
 				t.Fatalf("uninstall did not give back the original:\n%s", Diff(path, orig, after))
-			case !tc.byteExact:
-				v, err := parse(path, orig)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := encode(v); !bytes.Equal(after, want) {
-					t.Fatalf("uninstall did not give back the original, key for key:\n%s", Diff(path, want, after))
-				}
+			}
+			// The backup is still the file as it was before reflect, not the installed one.
+			if backup, err := os.ReadFile(path + BackupSuffix); orig != nil && (err != nil || !bytes.Equal(backup, orig)) {
+				t.Fatalf("uninstall replaced the backup of the original (%v):\n%s", err, backup)
 			}
 			// Uninstalling again finds nothing to do.
 			if res, err := Uninstall(opts); err != nil || res.Changed {
@@ -400,5 +419,69 @@ func TestCodexNotes(t *testing.T) {
 		if got := len(notes) == 2 && strings.Contains(notes[0], "disabled"); got != tc.disabled {
 			t.Errorf("%q: notes %q, want disabled=%v", tc.toml, notes, tc.disabled)
 		}
+	}
+}
+
+// What --dry-run prints is a diff patch(1) applies: to a copy of the file, it gives what the
+// install or uninstall then writes, byte for byte.
+func TestDryRunDiffApplies(t *testing.T) {
+	if _, err := exec.LookPath("patch"); err != nil {
+		t.Skip("no patch on PATH")
+	}
+	four, _ := os.ReadFile("testdata/claude-4-spaces.json")
+	settings, _ := os.ReadFile("testdata/claude-settings.json")
+	long := "{\n" + strings.Repeat("  \"k\": 1,\n", 40) + "  \"hooks\": {}\n}\n"
+	cases := []struct {
+		name, harness string
+		orig          []byte // nil: no file
+	}{
+		{"four spaces", Claude, four},
+		{"foreign hooks", Claude, settings},
+		{"no final newline", Claude, []byte("{\n\t\"model\": \"opus\"\n}")},
+		{"long file", Codex, []byte(long)},
+		{"no file", Codex, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "settings.json")
+			if tc.orig != nil {
+				os.WriteFile(path, tc.orig, 0o644)
+			}
+			opts := Options{Harness: tc.harness, Path: path, Binary: testBinary}
+			for _, op := range []string{"install", "uninstall"} {
+				dry := opts
+				dry.DryRun = true
+				run := func(o Options) (*Result, error) {
+					if op == "install" {
+						return Install(context.Background(), o)
+					}
+					return Uninstall(o)
+				}
+				res, err := run(dry)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(res.Diff, "\n@@ -") {
+					t.Fatalf("%s: no hunk header:\n%s", op, res.Diff)
+				}
+				copyPath := filepath.Join(dir, "copy.json")
+				before, _ := os.ReadFile(path)
+				os.WriteFile(copyPath, before, 0o644)
+				os.WriteFile(filepath.Join(dir, "change.diff"), []byte(res.Diff), 0o644)
+				cmd := exec.Command("patch", "--batch", "--silent", "--posix", copyPath, filepath.Join(dir, "change.diff"))
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s: patch refuses the dry-run diff: %v\n%s\n%s", op, err, out, res.Diff)
+				}
+				if _, err := run(opts); err != nil {
+					t.Fatal(err)
+				}
+				want, _ := os.ReadFile(path)
+				got, _ := os.ReadFile(copyPath)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%s: the patched copy is not what was written:\n%q\n%q\n%s", op, got, want, res.Diff)
+				}
+			}
+		})
 	}
 }

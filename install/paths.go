@@ -43,6 +43,12 @@ func ConfigPath(harness string, project bool, cwd string) (string, error) {
 	return filepath.Join(home, file), nil
 }
 
+// InRepository says whether dir is inside a git work tree: where --project settings belong.
+func InRepository(dir string) bool {
+	w, _ := workspace.Read(dir, 0)
+	return w.Root != ""
+}
+
 // HostHome is the host's own directory: $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex.
 func HostHome(harness string) (string, error) {
 	env, dir := "CLAUDE_CONFIG_DIR", ".claude"
@@ -110,57 +116,4 @@ func CodexNotes(codexHome string) []string {
 		notes = append(notes, fmt.Sprintf("Codex hooks are disabled in %s (%s = false under [features]): set it to true, or remove the line, to enable them.", cfg, key))
 	}
 	return append(notes, CodexTrustNote)
-}
-
-// Diff is a line diff of before and after: lines only in before start with "-", lines only
-// in after with "+", common lines with " ". nil stands for a missing file.
-func Diff(path string, before, after []byte) string {
-	a, b := lines(before), lines(after)
-	// Longest common subsequence; configuration files are small.
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out strings.Builder
-	from, to := "--- "+path, "+++ "+path
-	if before == nil {
-		from = "--- /dev/null"
-	}
-	if after == nil {
-		to = "+++ /dev/null"
-	}
-	out.WriteString(from + "\n" + to + "\n")
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			out.WriteString(" " + a[i] + "\n")
-			i++
-			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			out.WriteString("+" + b[j] + "\n")
-			j++
-		default:
-			out.WriteString("-" + a[i] + "\n")
-			i++
-		}
-	}
-	return out.String()
-}
-
-func lines(data []byte) []string {
-	if len(data) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }

@@ -1,9 +1,11 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -133,20 +135,20 @@ func readJSON(path string, v any) error {
 func TestPlugin(t *testing.T) {
 	cases := []struct {
 		name    string
-		withBin bool
-		want    string
+		withBin bool // the folder ships its own bin/reflect
 	}{
-		{"absolute binary", false, testBinary + " hook claude"},
-		{"shipped bin/reflect", true, `"${CLAUDE_PLUGIN_ROOT}/bin/reflect" hook claude`},
+		{"launcher", false},
+		{"shipped bin/reflect", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "reflect-plugin")
+			own := []byte("#!/bin/sh\necho the folder's own\n")
 			if tc.withBin {
 				os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
-				os.WriteFile(filepath.Join(dir, "bin", "reflect"), []byte("#!/bin/sh\n"), 0o755)
+				os.WriteFile(filepath.Join(dir, "bin", "reflect"), own, 0o755)
 			}
-			res, err := WritePlugin(PluginOptions{Dir: dir, Binary: testBinary, Version: "v1.2.3"})
+			res, err := WritePlugin(PluginOptions{Dir: dir, Version: "v1.2.3"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,14 +160,31 @@ func TestPlugin(t *testing.T) {
 			if m["name"] != "reflect" || m["version"] != "v1.2.3" {
 				t.Errorf("manifest %v", m)
 			}
+			// The hooks name no path of this machine: a marketplace serves the folder to all.
+			want := `"${CLAUDE_PLUGIN_ROOT}/bin/reflect" hook claude`
 			got := reflectEntries(readSettings(t, res.Hooks), Claude)
 			for _, ev := range Events(Claude) {
-				if want := "command " + tc.want + " " + jsonFloat(float64(ev.Timeout)); !slices.Equal(got[ev.Name], []string{want}) {
-					t.Errorf("%s: %q, want %q", ev.Name, got[ev.Name], want)
+				if w := "command " + want + " " + jsonFloat(float64(ev.Timeout)); !slices.Equal(got[ev.Name], []string{w}) {
+					t.Errorf("%s: %q, want %q", ev.Name, got[ev.Name], w)
 				}
 			}
+			hooks, _ := os.ReadFile(res.Hooks)
+			if self, _ := os.Executable(); strings.Contains(string(hooks), filepath.Dir(self)) || strings.Contains(string(hooks), os.TempDir()) {
+				t.Errorf("hooks.json names a path of this machine:\n%s", hooks)
+			}
+			readme, err := os.ReadFile(res.Readme)
+			if err != nil || !strings.Contains(string(readme), "on PATH") {
+				t.Errorf("README.md does not say reflect must be on PATH (%v):\n%s", err, readme)
+			}
+			bin, _ := os.ReadFile(filepath.Join(dir, "bin", "reflect"))
+			if fi, err := os.Stat(filepath.Join(dir, "bin", "reflect")); err != nil || fi.Mode().Perm()&0o111 == 0 {
+				t.Errorf("bin/reflect is not executable (%v)", err)
+			}
+			if tc.withBin != bytes.Equal(bin, own) || res.Shipped != tc.withBin {
+				t.Errorf("the folder's own bin/reflect kept: %v, want %v", bytes.Equal(bin, own), tc.withBin)
+			}
 			// Writing again replaces the files and still validates.
-			if _, err := WritePlugin(PluginOptions{Dir: dir, Binary: testBinary}); err != nil {
+			if _, err := WritePlugin(PluginOptions{Dir: dir}); err != nil {
 				t.Fatal(err)
 			}
 			if err := validatePlugin(dir); err != nil {
@@ -175,10 +194,65 @@ func TestPlugin(t *testing.T) {
 	}
 }
 
+// The launcher runs the reflect on PATH (not itself, though Claude Code puts the plugin's bin/
+// on PATH too), passing the arguments and the hook's stdin; $REFLECT_BIN comes first.
+func TestPluginLauncher(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := filepath.Join(t.TempDir(), "plugin")
+	res, err := WritePlugin(PluginOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := func(name string) (bin, out string) {
+		d := t.TempDir()
+		out = filepath.Join(d, "ran")
+		bin = filepath.Join(d, "reflect")
+		os.WriteFile(bin, []byte("#!/bin/sh\n{ echo "+name+" \"$@\"; cat; } > '"+out+"'\n"), 0o755)
+		return bin, out
+	}
+	onPath, ranOnPath := fake("path")
+	chosen, ranChosen := fake("chosen")
+	run := func(env ...string) {
+		t.Helper()
+		cmd := exec.Command(sh, "-c", `"$PLUGIN/bin/reflect" hook claude`)
+		cmd.Env = append([]string{"HOME=" + t.TempDir(), "PLUGIN=" + res.Dir,
+			"PATH=" + filepath.Dir(res.Launcher) + ":" + filepath.Dir(onPath) + ":/usr/bin:/bin"}, env...)
+		cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("launcher: %v\n%s", err, out)
+		}
+	}
+	run()
+	if got, _ := os.ReadFile(ranOnPath); string(got) != "path hook claude\n{\"hook_event_name\":\"Stop\"}" {
+		t.Errorf("the reflect on PATH got %q", got)
+	}
+	run("REFLECT_BIN=" + chosen)
+	if got, _ := os.ReadFile(ranChosen); !strings.HasPrefix(string(got), "chosen hook claude\n") {
+		t.Errorf("$REFLECT_BIN got %q", got)
+	}
+	// Without reflect, or started by a launcher, it exits 0 and prints nothing; it never runs
+	// itself, though its folder is on PATH.
+	os.Remove(onPath)
+	for _, guard := range []string{"", "REFLECT_PLUGIN_LAUNCHER=1"} {
+		if _, err := os.Stat("/usr/local/bin/reflect"); err == nil && guard == "" {
+			continue // this machine has a reflect the launcher would find
+		}
+		cmd := exec.Command(sh, "-c", `"$PLUGIN/bin/reflect" hook claude`)
+		cmd.Env = []string{"HOME=" + t.TempDir(), "PLUGIN=" + res.Dir, "PATH=" + filepath.Dir(res.Launcher) + ":/usr/bin:/bin", guard}
+		cmd.Stdin = strings.NewReader("{}")
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Errorf("launcher without reflect (%s): %v %q", guard, err, out)
+		}
+	}
+}
+
 // The validator itself refuses what the format forbids.
 func TestValidatePluginRefuses(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := WritePlugin(PluginOptions{Dir: dir, Binary: testBinary}); err != nil {
+	if _, err := WritePlugin(PluginOptions{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), []byte(`{"hooks":{"OnSave":[{"hooks":[{"type":"command","command":"x","timeout":1}]}]}}`), 0o644)

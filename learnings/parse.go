@@ -45,15 +45,16 @@ func parse(path string, data []byte, placed bool) (*Learning, error) {
 	}
 	f.doc = doc
 	f.gap, l.Body = splitGap(body)
+	l.fillDefaults(mapping(doc))
 	if id, project, ok := placeOf(path); ok && placed {
 		if l.ID != id && ValidID(l.ID) {
 			errs = append(errs, &FieldError{Field: "id", Line: l.line("id", -1),
 				Msg: fmt.Sprintf("is %s but the file is named %s.md: a learning's id is its file name", l.ID, id)})
 		}
-		if l.Project != project {
+		if _, v := lookup(mapping(doc), "project"); v != nil && l.Project != project {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("field project says %q but the file is under learnings/%s/: the directory decides", l.Project, project))
-			l.Project = project
 		}
+		l.Project = project
 	}
 	if len(l.Body) > MaxBodyBytes {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("the body is %d bytes: only its first %d are indexed and recalled", len(l.Body), MaxBodyBytes))
@@ -358,4 +359,25 @@ func describe(n *yaml.Node) string {
 		return "an alias"
 	}
 	return "a " + n.Tag
+}
+
+// fillDefaults gives every field a person may leave out of a hand-written file its value:
+// a learning needs only an id and a title. kind rule, confidence medium, status current,
+// seen once; the project comes from the file's directory (Parse) and the dates from the
+// commit that gave the file its content (Read). A field that is there keeps its value, good
+// or bad.
+func (l *Learning) fillDefaults(m *yaml.Node) {
+	missing := func(key string) bool { _, v := lookup(m, key); return v == nil }
+	if missing("kind") {
+		l.Kind = KindRule
+	}
+	if missing("confidence") {
+		l.Confidence = ConfidenceMedium
+	}
+	if missing("status") {
+		l.Status = StatusCurrent
+	}
+	if missing("seen") {
+		l.Seen = 1
+	}
 }

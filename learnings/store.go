@@ -1,6 +1,7 @@
 package learnings
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,7 +41,7 @@ func (e *AmbiguousIDError) Error() string {
 	if e.Duplicate {
 		return fmt.Sprintf("%s is claimed by %d files: %s%s; remove the one that should not be there (git rm) and commit", normalizeID(e.Prefix), len(e.Matches), strings.Join(m, ", "), more)
 	}
-	return fmt.Sprintf("id prefix %q is ambiguous: %s%s", e.Prefix, strings.Join(m, ", "), more)
+	return fmt.Sprintf("id %q is ambiguous: %d learnings hold it: %s%s; give more of the id", e.Prefix, len(e.Matches), strings.Join(m, ", "), more)
 }
 
 // DuplicateIDs lists, for each id that more than one file of HEAD claims, those files.
@@ -85,10 +86,14 @@ func normalizeID(s string) string {
 	return "lrn-" + strings.ToUpper(s)
 }
 
-// Resolve finds the learning whose id is, or starts with, prefix.
-func Resolve(rs []Ref, prefix string) (Ref, error) {
-	want := normalizeID(prefix)
-	if len(want) <= len("lrn-") {
+// Resolve finds the learning whose id is, or holds, s: the whole id, or any part of it that
+// only one id holds ("lrn-" is optional, case does not matter). Learnings made in the same
+// second share the first 14 characters of their ids, so the part people copy is often the
+// end, the part `reflect list` shows.
+func Resolve(rs []Ref, s string) (Ref, error) {
+	want := normalizeID(s)
+	part := strings.TrimPrefix(want, "lrn-")
+	if part == "" {
 		return Ref{}, fmt.Errorf("%w: empty id", ErrUnknownID)
 	}
 	var found, exact []Ref
@@ -96,7 +101,7 @@ func Resolve(rs []Ref, prefix string) (Ref, error) {
 		if r.ID == want {
 			exact = append(exact, r)
 		}
-		if strings.HasPrefix(r.ID, want) {
+		if strings.Contains(strings.TrimPrefix(r.ID, "lrn-"), part) {
 			found = append(found, r)
 		}
 	}
@@ -110,20 +115,76 @@ func Resolve(rs []Ref, prefix string) (Ref, error) {
 			paths[i] = r.Path
 		}
 		sort.Strings(paths)
-		return Ref{}, &AmbiguousIDError{Prefix: prefix, Matches: paths, Duplicate: true}
+		return Ref{}, &AmbiguousIDError{Prefix: s, Matches: paths, Duplicate: true}
 	}
 	switch len(found) {
 	case 0:
-		return Ref{}, fmt.Errorf("%w: %s", ErrUnknownID, prefix)
+		return Ref{}, fmt.Errorf("%w: %s", ErrUnknownID, s)
 	case 1:
 		return found[0], nil
 	}
 	ids := make([]string, len(found))
 	for i, r := range found {
-		ids[i] = r.ID
+		ids[i] = r.ID + " (" + projectOfPath(r.Path) + ")"
 	}
 	sort.Strings(ids)
-	return Ref{}, &AmbiguousIDError{Prefix: prefix, Matches: ids}
+	return Ref{}, &AmbiguousIDError{Prefix: s, Matches: ids}
+}
+
+func projectOfPath(p string) string {
+	if _, project, ok := placeOf(p); ok {
+		return project
+	}
+	return p
+}
+
+// ShortIDs gives each id the shortest end, of at least MinShortID characters, that no other
+// of ids ends with (and that Resolve therefore finds alone), as git abbreviates hashes.
+func ShortIDs(ids []string) map[string]string {
+	out := make(map[string]string, len(ids))
+	for n := MinShortID; len(out) < len(ids) && n <= 26; n++ {
+		count := map[string]int{}
+		for _, id := range ids {
+			if _, done := out[id]; !done {
+				count[tail(id, n)]++
+			}
+		}
+		// an end that is unique among the ids still to place may still sit inside another
+		// id: Resolve matches any part, so it must be found in no other id at all
+		for _, id := range ids {
+			if _, done := out[id]; done || count[tail(id, n)] != 1 {
+				continue
+			}
+			t, unique := tail(id, n), true
+			for _, other := range ids {
+				if other != id && strings.Contains(strings.TrimPrefix(other, "lrn-"), t) {
+					unique = false
+					break
+				}
+			}
+			if unique {
+				out[id] = "lrn-" + t
+			}
+		}
+	}
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			out[id] = id
+		}
+	}
+	return out
+}
+
+// MinShortID is the fewest characters ShortIDs shows: 6 of the ULID's random end make two
+// learnings share a short id once in about 10^9 pairs.
+const MinShortID = 6
+
+func tail(id string, n int) string {
+	s := strings.TrimPrefix(id, "lrn-")
+	if n >= len(s) {
+		return s
+	}
+	return s[len(s)-n:]
 }
 
 // Get reads the learning id (or a unique prefix of it) from HEAD, with its file's bytes.
@@ -136,7 +197,11 @@ func Get(r *gitstore.Repo, id string) (*Learning, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return Read(r, ref.Path, ref.Blob)
+	l, raw, err := Read(r, ref.Path, ref.Blob)
+	if err == nil && (l.Created.IsZero() || l.Updated.IsZero()) {
+		DatesFromHistory(r, map[string]*Learning{ref.Path: l})
+	}
+	return l, raw, err
 }
 
 // Read parses the learning file at path whose blob is id. A file over MaxFileBytes is
@@ -153,6 +218,46 @@ func Read(r *gitstore.Repo, path string, id plumbing.Hash) (*Learning, []byte, e
 	return l, raw, err
 }
 
+// datesLimit bounds the commits DatesFromHistory reads back from HEAD.
+const datesLimit = 2000
+
+// DatesFromHistory gives the learnings (by path) that lack created or updated the time of
+// the commit that gave their file its content: a hand-written learning need not carry dates.
+// Learnings whose commit lies further back than a bounded walk keep theirs empty.
+func DatesFromHistory(r *gitstore.Repo, byPath map[string]*Learning) {
+	head, err := r.Head()
+	if err != nil || head.IsZero() || len(byPath) == 0 {
+		return
+	}
+	files, err := r.Walk(Dir)
+	if err != nil {
+		return
+	}
+	want := map[string]plumbing.Hash{}
+	for _, f := range files {
+		if _, ok := byPath[f.Path]; ok {
+			want[f.Path] = f.ID
+		}
+	}
+	origins, err := r.Origins(head, want, nil, datesLimit)
+	if err != nil {
+		return
+	}
+	for p, o := range origins {
+		l := byPath[p]
+		when := o.When.UTC().Truncate(time.Second)
+		if l.Created.IsZero() {
+			l.Created = when
+		}
+		if l.Updated.IsZero() {
+			l.Updated = when
+		}
+		if l.Updated.Before(l.Created) {
+			l.Updated = l.Created
+		}
+	}
+}
+
 // LoadAll parses every learning in HEAD. A malformed file is returned among bad, naming its
 // file and line, and never stops the others from loading.
 func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
@@ -160,6 +265,7 @@ func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	undated := map[string]*Learning{}
 	for _, ref := range refs(files) {
 		l, _, err := Read(r, ref.Path, ref.Blob)
 		var fe *FieldError
@@ -170,7 +276,18 @@ func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
 		case err != nil:
 			return nil, nil, err
 		}
+		if l.Created.IsZero() || l.Updated.IsZero() {
+			undated[ref.Path] = l
+		}
 		all = append(all, l)
+	}
+	DatesFromHistory(r, undated)
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, Dir+"/") && strings.HasSuffix(f.Path, ".md") {
+			if _, ok := IDFromPath(f.Path); !ok {
+				bad = append(bad, &FieldError{Path: f.Path, Msg: "the file name is not a learning id (lrn- and 26 letters and digits, as reflect new prints): reflect skips it; rename it to <its id>.md"})
+			}
+		}
 	}
 	return all, bad, nil
 }
@@ -293,4 +410,36 @@ func (l *Learning) redact() {
 			list[i] = redact.String(list[i])
 		}
 	}
+}
+
+// Unformatted is a learning file whose canonical form differs from what HEAD holds: fields a
+// person left out (kind, confidence, status, seen, dates), a project field its directory
+// overrides.
+type Unformatted struct {
+	Path string
+	Data []byte // the canonical form
+}
+
+// Canonical finds every learning of HEAD that Render would write otherwise — comments, key
+// order and unknown keys kept — and the files it cannot read (bad).
+func Canonical(r *gitstore.Repo) (out []Unformatted, bad []error, err error) {
+	all, bad, err := LoadAll(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range all {
+		data, err := l.Render()
+		if err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		cur, err := r.ReadFile(l.RelPath())
+		if err != nil {
+			return nil, nil, err
+		}
+		if !bytes.Equal(cur, data) {
+			out = append(out, Unformatted{Path: l.RelPath(), Data: data})
+		}
+	}
+	return out, bad, nil
 }

@@ -9,8 +9,11 @@
 package provenance
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
 // Record is where one learning's current version came from.
@@ -166,16 +170,36 @@ func Built(r *gitstore.Repo) bool {
 	return err == nil && data != nil
 }
 
-// historyLimit bounds the commits Rebuild reads: ~1 s here at 20,000 commits.
-const historyLimit = 20_000
+// The rebuild reads at most historyLimit commits and for at most historyBudget, whichever
+// comes first: at 100,000 learnings in one folder each commit's diff decodes that folder's
+// tree (~4 MB), so a walk of 20,000 commits took minutes and gigabytes. A learning the walk
+// does not reach reads as written here, as one this machine's author wrote does: a memory
+// that old was this user's before the records were kept, and holding all of it back
+// (recall.from_others = auto) would be worse than not naming a few old arrivals.
+const (
+	historyLimit  = 2_000
+	historyBudget = 2 * time.Second
+)
 
 // Ensure rebuilds the records from history when they are not complete (see Built): every
-// learning whose current version was committed by another author than this machine's, or
-// whose commit the walk does not reach, is recorded as arrived — the history cannot say which
-// of this author's commits another laptop made, so those read as written here. It runs once
-// per clone, in a command, never in a hook.
+// learning whose current version a commit within reach made, by another author than this
+// machine's, is recorded as arrived — the history cannot say which of this author's
+// commits another laptop made, so those read as written here. One process rebuilds; any
+// other that asks meanwhile goes on without waiting (recall says the records are not built
+// yet). It runs in commands, never in a hook.
 func Ensure(r *gitstore.Repo, now time.Time) error {
 	if Built(r) {
+		return nil
+	}
+	unlock, err := lockfile.Take(context.Background(), filepath.Join(r.StateDir(), "locks", "provenance"), 0)
+	if err != nil {
+		if errors.Is(err, lockfile.ErrHeld) {
+			return nil // another process is rebuilding them
+		}
+		return err
+	}
+	defer unlock()
+	if Built(r) { // built while this process waited for the lock
 		return nil
 	}
 	head, err := r.Head()
@@ -194,23 +218,23 @@ func Ensure(r *gitstore.Repo, now time.Time) error {
 	}
 	recs := map[string]Record{}
 	if len(want) > 0 && !head.IsZero() {
-		origins, err := r.Origins(head, want, nil, historyLimit)
+		deadline := time.Now().Add(historyBudget)
+		late := func(plumbing.Hash) bool { return time.Now().After(deadline) }
+		origins, err := r.Origins(head, want, late, historyLimit)
 		if err != nil {
 			return err
 		}
 		me := r.Identity()
 		for p, blob := range want {
-			id := strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md")
 			o, found := origins[p]
-			if found && strings.EqualFold(o.Email, me) {
+			if !found || strings.EqualFold(o.Email, me) {
 				continue
 			}
-			rec := Record{Path: p, Blob: blob.String(), Arrived: now.UTC()}
-			if found {
-				rec.Commit, rec.Author, rec.Email, rec.When = o.Commit.String(), o.Author, o.Email, o.When.UTC()
-				if o.MergedBy != "" && o.MergedBy != o.Email {
-					rec.Reviewed = o.MergedBy
-				}
+			id := strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md")
+			rec := Record{Path: p, Blob: blob.String(), Arrived: now.UTC(),
+				Commit: o.Commit.String(), Author: o.Author, Email: o.Email, When: o.When.UTC()}
+			if o.MergedBy != "" && o.MergedBy != o.Email {
+				rec.Reviewed = o.MergedBy
 			}
 			recs[id] = rec
 		}

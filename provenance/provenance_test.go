@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 )
@@ -77,5 +78,37 @@ func TestEnsureRebuildsFromHistory(t *testing.T) {
 	}
 	if rec, ok, _ := Of(r, theirs.ID); !ok || rec.Email != "bob@example.org" {
 		t.Errorf("theirs: %+v, %v", rec, ok)
+	}
+}
+
+// One process rebuilds: another that asks meanwhile goes on at once, the records still
+// unbuilt (recall says so), and a later ask builds them.
+func TestEnsureSkipsWhileAnotherRebuilds(t *testing.T) {
+	testenv.SetHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := learnings.Create(ctx, r, learnings.New("a note", learnings.Global, time.Now()), "learn: a note"); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockfile.Take(ctx, filepath.Join(r.StateDir(), "locks", "provenance"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := Ensure(r, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Ensure waited %v for the other rebuild", d)
+	}
+	if Built(r) {
+		t.Fatal("built while another process held the rebuild")
+	}
+	unlock()
+	if err := Ensure(r, time.Now()); err != nil || !Built(r) {
+		t.Fatalf("after the other let go: built %v, %v", Built(r), err)
 	}
 }

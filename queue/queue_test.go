@@ -39,11 +39,12 @@ func TestBuildDigest(t *testing.T) {
 	for _, n := range d.Notes {
 		kinds = append(kinds, n.Kind)
 	}
-	want := "prompt failure followup conclusion prompt conclusion"
+	// the sidechain message, without a timestamp, is a subagent's part placed last
+	want := "prompt failure followup conclusion prompt conclusion subagent"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("notes = %s, want %s", got, want)
 	}
-	if d.Prompts != 2 || d.Failures != 1 || d.Truncated {
+	if d.Prompts != 2 || d.Failures != 1 || d.Subagents != 1 || d.Truncated {
 		t.Fatalf("counts: %+v", d)
 	}
 	f := d.Notes[1]
@@ -53,7 +54,8 @@ func TestBuildDigest(t *testing.T) {
 	if strings.Contains(f.Input, "ghp_") || !strings.Contains(f.Input, "REDACTED") {
 		t.Fatalf("secret in the digest: %q", f.Input)
 	}
-	if d.Notes[2].Text != "npm failed; trying pnpm." || d.Notes[3].Text != "npm failed; trying pnpm." {
+	if fu := d.Notes[2]; fu.Text != "npm failed; trying pnpm." || fu.Tool != "Bash" || fu.Input != "pnpm install" || fu.Outcome != OutcomeOK ||
+		d.Notes[3].Text != "npm failed; trying pnpm." {
 		t.Fatalf("followup/conclusion = %+v / %+v", d.Notes[2], d.Notes[3])
 	}
 }
@@ -104,7 +106,7 @@ func TestBuildDigestStaysInBudget(t *testing.T) {
 	}
 }
 
-func newRepo(t *testing.T) *gitstore.Repo {
+func newRepo(t testing.TB) *gitstore.Repo {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
 	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})

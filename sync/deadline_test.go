@@ -99,7 +99,7 @@ func TestStalledRemote(t *testing.T) {
 				c.Write([]byte(advertHead + "001e# service=git-upload-pack\n0000"))
 			})
 			return "http://" + s.addr + "/mem.git", s.hungUp
-		}, short, handshake, time.Second},
+		}, Timeouts{Dial: time.Second, Handshake: time.Second, Idle: 5 * time.Second, Overall: 30 * time.Second}, handshake, time.Second},
 		{"http stalls mid-pack", func(t *testing.T) (string, <-chan time.Time) {
 			return stallingPackServer(t, full)
 		}, short, idle, time.Second},

@@ -151,7 +151,7 @@ func TestIncomingSettings(t *testing.T) {
 		t.Errorf("notes:\n%s", notes)
 	}
 	r := a.repo()
-	if err := r.SettingsError(); err != nil || r.Config().Hooks.RecallTimeout.Std() != time.Second || r.Config().Drain.Extractor != "heuristic" {
+	if err := r.SettingsError(); err != nil || r.Config().Hooks.RecallTimeout.Std() != time.Second || r.Config().Drain.Extractor != "auto" {
 		t.Errorf("settings after the sync: %+v, %v", r.Config(), err)
 	}
 	if got := git(t, remote, "show", "main:reflect.toml"); strings.Contains(got, `recall_timeout = "10m"`) {

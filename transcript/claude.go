@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -21,6 +22,14 @@ import (
 //     separately, so they are skipped too: reading them would count those messages twice.
 //   - Text the person did not type (isMeta, isCompactSummary, slash-command echoes,
 //     <system-reminder>, local command output) is RoleSystem, so that RoleUser is a prompt.
+//   - Hook feedback is KindHook: a blocking hook's words reach the agent as user-role text
+//     ("Stop hook feedback:\n[command]: reason", isMeta on recent versions, not on older
+//     ones) and, from ~2.1.x, also as an attachment of type hook_blocking_error
+//     ({hookName, hookEvent, blockingError:{blockingError, command}}). Both are read: the
+//     text is what the agent saw, the attachment names the hook's command. Other hook
+//     attachments (hook_success, hook_additional_context: what a hook added to the context,
+//     reflect's own recall among them; hook_non_blocking_error: a hook that broke) carry
+//     nothing the agent was told to do and yield nothing.
 
 // claudeRecord is what this reader takes from one line.
 type claudeRecord struct {
@@ -30,6 +39,8 @@ type claudeRecord struct {
 	content                              string // system lines
 	toolUseError                         bool   // toolUseResult is an "Error…" string
 	attachType, attachPrompt, attachMode string
+	hook                                 claudeHook // a hook_blocking_error attachment
+	agentID                              string
 	hasMessage                           bool
 	msgID, model                         string
 	text                                 string // message.content when it is a string
@@ -104,6 +115,8 @@ func (r *claudeRecord) parse(s *scanner) {
 			ok = s.strInto(&r.version)
 		case "isSidechain":
 			r.sidechain, ok = s.boolean()
+		case "agentId":
+			r.agentID, _ = s.str()
 		case "isMeta":
 			r.meta, ok = s.boolean()
 		case "isCompactSummary":
@@ -152,11 +165,57 @@ func (r *claudeRecord) parseAttachment(s *scanner) bool {
 			r.attachPrompt, _ = s.text()
 		case "commandMode":
 			r.attachMode, _ = s.str()
+		case "hookName":
+			r.hook.name, _ = s.str()
+		case "hookEvent":
+			r.hook.event, _ = s.str()
+		case "blockingError":
+			r.hook.parseBlockingError(s)
+		case "command":
+			r.hook.command, _ = s.str()
+		case "stderr":
+			r.hook.stderr, _ = s.str()
 		default:
 			s.skip()
 		}
 	}
 	return true
+}
+
+// claudeHook is what a hook attachment says: the hook's name and event, and the reason and
+// command of its blockingError (or, in other shapes, its stderr and command).
+type claudeHook struct{ name, event, text, command, stderr, errCommand string }
+
+// parseBlockingError reads a hook_blocking_error's blockingError: {blockingError, command},
+// or a bare string.
+func (h *claudeHook) parseBlockingError(s *scanner) {
+	switch s.peek() {
+	case '"':
+		h.text, _ = s.str()
+	case '{':
+		it := s.object()
+		for k, more := it.next(); more; k, more = it.next() {
+			switch string(k) {
+			case "blockingError":
+				h.text, _ = s.text()
+			case "command":
+				h.errCommand, _ = s.str()
+			default:
+				s.skip()
+			}
+		}
+	default:
+		s.skip()
+	}
+}
+
+// message fills m with the hook's name, command and words; ok is false when it has none.
+func (h *claudeHook) message(m *Message) bool {
+	m.Role, m.Kind = RoleSystem, KindHook
+	m.ToolName = cmp.Or(h.name, h.event)
+	m.ToolInput = cmp.Or(h.errCommand, h.command)
+	m.Text = cmp.Or(h.text, h.stderr)
+	return strings.TrimSpace(m.Text) != ""
 }
 
 func (r *claudeRecord) parseMessage(s *scanner) bool {
@@ -257,7 +316,7 @@ func (p *claudeParser) record(r *claudeRecord, off int64) string {
 		}
 		p.uuids[r.uuid] = struct{}{}
 	}
-	base := Message{Timestamp: ts, ID: r.uuid, Sidechain: r.sidechain || p.hints.sidechain, Offset: off}
+	base := Message{Timestamp: ts, ID: r.uuid, Sidechain: r.sidechain || p.hints.sidechain, Agent: r.agentID, Offset: off}
 	before := len(s.Messages)
 	switch r.typ {
 	case "user":
@@ -277,6 +336,9 @@ func (p *claudeParser) record(r *claudeRecord, off int64) string {
 			s.add(m)
 		}
 	case "attachment":
+		if m := base; r.attachType == "hook_blocking_error" && r.hook.message(&m) {
+			s.add(m)
+		}
 		if r.attachType == "queued_command" && r.attachPrompt != "" {
 			m := base
 			m.Role, m.Kind, m.Text = RoleUser, KindText, r.attachPrompt
@@ -327,10 +389,28 @@ func (p *claudeParser) userText(r *claudeRecord, text string, base Message) {
 	}
 	m := base
 	m.Role, m.Kind, m.Text = RoleUser, KindText, text
-	if r.meta || r.compact || claudeInjected(text) {
+	if event, said, ok := hookFeedback(text); ok {
+		m.Role, m.Kind, m.ToolName, m.Text = RoleSystem, KindHook, event, said
+	} else if r.meta || r.compact || claudeInjected(text) {
 		m.Role = RoleSystem
 	}
 	p.s.add(m)
+}
+
+// hookFeedback reads the user-role text Claude Code writes when a hook blocks: "Stop hook
+// feedback:\n…" (SubagentStop, PostToolUse and other events alike). said is what follows.
+func hookFeedback(text string) (event, said string, ok bool) {
+	t := strings.TrimLeft(text, " \t\r\n")
+	head, rest, found := strings.Cut(t, " hook feedback:")
+	if !found || head == "" || len(head) > 32 {
+		return "", "", false
+	}
+	for i := 0; i < len(head); i++ {
+		if c := head[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return "", "", false
+		}
+	}
+	return head, strings.TrimSpace(rest), true
 }
 
 func (p *claudeParser) assistant(r *claudeRecord, base Message) {

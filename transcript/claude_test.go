@@ -150,8 +150,30 @@ func TestClaudeRecords(t *testing.T) {
 			strings.Replace(asst("a1", "msg_1", `{"type":"text","text":"Ready."}`), `"isSidechain":false`, `"isSidechain":true`, 1),
 		),
 		want: []msg{
-			{Role: RoleUser, Kind: KindText, Text: "Warmup", Side: true},
+			{Role: RoleUser, Kind: KindText, Text: "Warmup", Side: true, Agent: "50243ee8"},
 			{Role: RoleAssistant, Kind: KindText, Text: "Ready.", Side: true},
+		},
+	}, {
+		// The shapes recorded by Claude Code 2.1.118 for a Stop hook that blocked (a user
+		// line with isMeta and the attachment after it), by 2.1.204 for a PostToolUse hook
+		// that exited 2 (the attachment only, its text "[command]: stderr"), and by older
+		// versions (the same user text without isMeta).
+		name: "hook feedback",
+		in: lines(
+			userLine("h1", `"Stop hook feedback:\n[~/.claude/stop-hook-git-check.sh]: There are untracked files in the repository. Please commit and push these changes to the remote branch.\n"`, `"isMeta":true`),
+			`{"parentUuid":"h1","isSidechain":false,"attachment":{"type":"hook_blocking_error","hookName":"Stop","toolUseID":"hook-5d1c","hookEvent":"Stop","blockingError":{"blockingError":"There are untracked files in the repository. Please commit and push these changes to the remote branch.","command":"~/.claude/stop-hook-git-check.sh"}},"type":"attachment","uuid":"h2","timestamp":"2026-01-14T19:20:04.001Z","sessionId":"s-1","version":"2.1.118"}`,
+			`{"type":"attachment","attachment":{"type":"hook_blocking_error","hookName":"PostToolUse:Bash","toolUseID":"toolu_018N","hookEvent":"PostToolUse","blockingError":{"blockingError":"[./lint.sh]: gofmt: 2 files need formatting\n","command":"./lint.sh"}},"timestamp":"2026-07-08T10:34:11.086Z","uuid":"h3","sessionId":"s-1"}`,
+			userLine("h4", `[{"type":"text","text":"SubagentStop hook feedback:\nreport the files you changed"}]`),
+			`{"type":"attachment","uuid":"h5","timestamp":"2026-07-08T10:34:12.000Z","attachment":{"type":"hook_success","hookName":"PostToolUse:Bash","hookEvent":"PostToolUse","content":"Success","stdout":"","stderr":"","exitCode":0}}`,
+			`{"type":"attachment","uuid":"h6","timestamp":"2026-07-08T10:34:13.000Z","attachment":{"type":"hook_non_blocking_error","hookName":"SessionStart","stderr":"node: bad allocation","exitCode":1,"command":"node x.js"}}`,
+			userLine("h7", `"the Stop hook feedback: was confusing, ignore it"`),
+		),
+		want: []msg{
+			{Role: RoleSystem, Kind: KindHook, Tool: "Stop", Text: "[~/.claude/stop-hook-git-check.sh]: There are untracked files in the repository. Please commit and push these changes to the remote branch."},
+			{Role: RoleSystem, Kind: KindHook, Tool: "Stop", Input: "~/.claude/stop-hook-git-check.sh", Text: "There are untracked files in the repository. Please commit and push these changes to the remote branch."},
+			{Role: RoleSystem, Kind: KindHook, Tool: "PostToolUse:Bash", Input: "./lint.sh", Text: "[./lint.sh]: gofmt: 2 files need formatting\n"},
+			{Role: RoleSystem, Kind: KindHook, Tool: "SubagentStop", Text: "report the files you changed"},
+			{Role: RoleUser, Kind: KindText, Text: "the Stop hook feedback: was confusing, ignore it"},
 		},
 	}, {
 		name: "system records: only those with content are messages",

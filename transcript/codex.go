@@ -23,6 +23,23 @@ import (
 // (exit code), patch_apply_end and mcp_tool_call_end (failure) mark the result of their
 // call_id, whichever comes first; error events become RoleSystem messages.
 //
+// Long-running commands (unified exec, Codex 0.12x and later). An exec_command that is still
+// running when its yield_time_ms ends answers "Process running with session ID N", and the
+// agent polls it with write_stdin {"session_id":N,"chars":""} until an answer says "Process
+// exited with code C". Read call by call, one failing build was two failures (one whose
+// output was "Process running…", one whose command was the poll's JSON) and no fix could
+// pair with it. So a polled command is folded into one logical call: the exec_command call
+// with its command line, and one result holding the outputs of every answer (header lines
+// dropped, in order; the characters a poll wrote to the process noted as "[stdin: …]") and
+// the final exit code. The write_stdin calls and their results yield no message of their
+// own. A poll whose command started before the offset a read began at (ReadFileFrom) is an
+// orphan: it yields a result of its own, ToolName "exec_command", with the process id in
+// Process, and the command line and call id when the read holds the command's
+// exec_command_end (which names both); later polls of it fold into that result.
+//
+// A Stop hook that blocks the end of a turn sends its reason back as a user-role message of
+// <hook_prompt hook_run_id="…">…</hook_prompt> fragments: KindHook, not a prompt.
+//
 // Reasoning that is only encrypted_content yields nothing; a plain summary or content
 // yields a thinking message. User-role messages that Codex injects (AGENTS.md,
 // <environment_context>, <turn_aborted>, … — its own is_contextual_user_message list) are
@@ -42,6 +59,8 @@ type codexItem struct {
 	message                                                 string
 	exitCode                                                *int
 	mcpFailed                                               bool
+	processID                                               string   // exec_command_end
+	command                                                 []string // exec_command_end
 }
 
 type codexPart struct{ typ, text string }
@@ -173,6 +192,14 @@ func (c *codexItem) field(s *scanner, k []byte) bool {
 		c.success, ok = s.optBool()
 	case "result":
 		c.mcpFailed = mcpFailed(s)
+	case "process_id":
+		if s.peek() == '"' {
+			c.processID, ok = s.str()
+		} else {
+			c.processID = string(s.raw())
+		}
+	case "command":
+		c.command = s.argv()
 	default:
 		s.skip()
 	}
@@ -258,6 +285,14 @@ type codexParser struct {
 	results map[string]int      // call_id → index of its result in s.Messages
 	pending map[string]codexEnd // end events read before their result
 
+	// The fold of polled commands (see above): procs holds the logical result of each
+	// process id seen running, polls the process each write_stdin call polls, and ends the
+	// exec_command_end events whose result is not in this read, by process id, for an
+	// orphan poll.
+	procs map[string]*codexProc
+	polls map[string]codexPoll
+	ends  map[string]codexProcEnd
+
 	// sawItem is set by the first response_item message; until then event messages are
 	// kept in events, for a read that has no response_item messages at all.
 	sawItem bool
@@ -275,7 +310,25 @@ func newCodexParser(s *Session, h hints) *codexParser {
 		calls:   make(map[string]string),
 		results: make(map[string]int),
 		pending: make(map[string]codexEnd),
+		procs:   make(map[string]*codexProc),
+		polls:   make(map[string]codexPoll),
+		ends:    make(map[string]codexProcEnd),
 	}
+}
+
+// codexProc is a command that answered "Process running with session ID N".
+type codexProc struct {
+	result int  // index in s.Messages of its logical result
+	folded bool // the result's Text holds output bodies only (its header lines are gone)
+}
+
+// codexPoll is a write_stdin call: the process it polls and what it wrote to it.
+type codexPoll struct{ proc, chars string }
+
+// codexProcEnd is what an exec_command_end says about a process.
+type codexProcEnd struct {
+	callID, command string
+	exit            *int
 }
 
 func (p *codexParser) line(raw []byte, off int64) string {
@@ -384,7 +437,9 @@ func (p *codexParser) item(it *codexItem, ts time.Time, off int64) {
 			m.Role = RoleAssistant
 		case "user":
 			m.Role = RoleUser
-			if codexContextual(it.parts) {
+			if said, ok := codexHookPrompt(it.parts); ok {
+				m.Role, m.Kind, m.ToolName, m.Text = RoleSystem, KindHook, "Stop", said
+			} else if codexContextual(it.parts) {
 				m.Role = RoleSystem
 				if cwd := envCWD(text); cwd != "" {
 					p.cwdEnv = cwd
@@ -410,6 +465,12 @@ func (p *codexParser) item(it *codexItem, ts time.Time, off int64) {
 		name := it.name
 		if it.namespace != "" && !strings.HasPrefix(name, it.namespace) {
 			name = it.namespace + name
+		}
+		if name == "write_stdin" && it.callID != "" {
+			if proc, chars, ok := pollArgs(it.arguments); ok {
+				p.polls[it.callID] = codexPoll{proc, chars}
+				return
+			}
 		}
 		p.call(base, name, codexToolInput(name, it.arguments), it.callID)
 	case "custom_tool_call":
@@ -437,6 +498,9 @@ func (p *codexParser) event(it *codexItem, ts time.Time, off int64) {
 	switch it.typ {
 	case "exec_command_end":
 		p.end(it.callID, codexEnd{exit: it.exitCode})
+		if _, ok := p.results[it.callID]; !ok && it.processID != "" {
+			p.procEnd(it.processID, codexProcEnd{callID: it.callID, command: shellLine(it.command), exit: it.exitCode})
+		}
 	case "patch_apply_end":
 		p.end(it.callID, codexEnd{failed: it.success != nil && !*it.success})
 	case "mcp_tool_call_end":
@@ -476,6 +540,11 @@ func (p *codexParser) call(base Message, name, input, callID string) {
 }
 
 func (p *codexParser) result(base Message, callID, output string, success *bool) {
+	if poll, ok := p.polls[callID]; ok {
+		delete(p.polls, callID)
+		p.pollResult(base, poll, output)
+		return
+	}
 	m := base
 	m.Role, m.Kind, m.CallID = RoleTool, KindToolResult, callID
 	m.ToolName = p.calls[callID]
@@ -493,7 +562,140 @@ func (p *codexParser) result(base Message, callID, output string, success *bool)
 		}
 		p.results[callID] = len(p.s.Messages)
 	}
+	if proc := runningProcess(output); proc != "" {
+		m.Process = proc
+		p.procs[proc] = &codexProc{result: len(p.s.Messages)}
+	}
 	p.s.add(m)
+}
+
+// pollResult folds the answer to a write_stdin poll into the result of the command it
+// polls, or makes it an orphan's result when that command is not in this read.
+func (p *codexParser) pollResult(base Message, poll codexPoll, output string) {
+	body, exit := unifiedBody(output)
+	if poll.chars != "" {
+		body = "[stdin: " + strconv.Quote(poll.chars) + "]\n" + body
+	}
+	pr := p.procs[poll.proc]
+	if pr == nil {
+		m := base
+		m.Role, m.Kind, m.ToolName, m.Process = RoleTool, KindToolResult, "exec_command", poll.proc
+		m.Text = body
+		if e, ok := p.ends[poll.proc]; ok {
+			m.CallID, m.ToolInput = e.callID, e.command
+			codexEnd{exit: e.exit}.apply(&m)
+		}
+		p.procs[poll.proc] = &codexProc{result: len(p.s.Messages), folded: true}
+		if exit != nil {
+			codexEnd{exit: exit}.apply(&m)
+		}
+		p.s.add(m)
+		return
+	}
+	r := &p.s.Messages[pr.result]
+	if !pr.folded {
+		r.Text, _ = unifiedBody(r.Text)
+		pr.folded = true
+	}
+	r.Text = joinOutput(r.Text, body)
+	if exit != nil {
+		r.ExitCode = intPtr(*exit)
+		r.IsError = *exit != 0
+	}
+}
+
+// procEnd applies an exec_command_end whose call is not in this read to the orphan result
+// of its process, or keeps it for a poll still to come.
+func (p *codexParser) procEnd(proc string, e codexProcEnd) {
+	pr := p.procs[proc]
+	if pr == nil {
+		p.ends[proc] = e
+		return
+	}
+	m := &p.s.Messages[pr.result]
+	if m.CallID == "" {
+		m.CallID = e.callID
+	}
+	if m.ToolInput == "" {
+		m.ToolInput = e.command
+	}
+	codexEnd{exit: e.exit}.apply(m)
+}
+
+// pollArgs reads write_stdin's arguments: the process it polls and the characters it
+// writes ("" for a plain poll).
+func pollArgs(args string) (proc, chars string, ok bool) {
+	s := scanner{b: []byte(args)}
+	if s.peek() != '{' {
+		return "", "", false
+	}
+	it := s.object()
+	for k, more := it.next(); more; k, more = it.next() {
+		switch string(k) {
+		case "session_id":
+			switch c := s.peek(); {
+			case c == '"':
+				proc, _ = s.str()
+			case c == '-' || '0' <= c && c <= '9':
+				proc = string(s.number())
+			default:
+				s.skip()
+			}
+		case "chars":
+			chars, _ = s.str()
+		default:
+			s.skip()
+		}
+	}
+	return proc, chars, s.atEnd() && proc != ""
+}
+
+// runningProcess is the process id of a unified exec output that says the command is
+// still running, or "".
+func runningProcess(text string) string {
+	const running = "Process running with session ID "
+	for i := 0; i < 8 && text != ""; i++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		line = strings.TrimRight(line, "\r")
+		if line == "Output:" {
+			return ""
+		}
+		if id, ok := strings.CutPrefix(line, running); ok {
+			return strings.TrimSpace(id)
+		}
+	}
+	return ""
+}
+
+// unifiedBody splits a unified exec output into what the command printed (what follows
+// the "Output:" header line) and the exit code its header gives. A text without that
+// header (an error of the tool itself: "write_stdin failed: …") is all body.
+func unifiedBody(text string) (string, *int) {
+	exit := headerExitCode(text)
+	rest := text
+	for i := 0; i < 8 && rest != ""; i++ {
+		line, after, found := strings.Cut(rest, "\n")
+		if strings.TrimRight(line, "\r") == "Output:" {
+			return after, exit
+		}
+		if !found {
+			break
+		}
+		rest = after
+	}
+	return text, exit
+}
+
+// joinOutput appends a poll's output to what the command printed before.
+func joinOutput(a, b string) string {
+	switch {
+	case b == "":
+		return a
+	case a == "" || strings.HasSuffix(a, "\n"):
+		return a + b
+	}
+	return a + "\n" + b
 }
 
 func (p *codexParser) end(callID string, e codexEnd) {
@@ -602,6 +804,28 @@ func codexContextual(parts []codexPart) bool {
 	}
 	return false
 }
+
+// codexHookPrompt reads the user-role message Codex writes when a Stop hook blocks the end
+// of a turn: its reason, as one <hook_prompt hook_run_id="…">…</hook_prompt> fragment per
+// hook, XML-escaped (codex-rs protocol items.rs, build_hook_prompt_message). Only Stop and
+// SubagentStop hooks send the agent on with a prompt.
+func codexHookPrompt(parts []codexPart) (string, bool) {
+	var said []string
+	for _, c := range parts {
+		t := strings.TrimSpace(c.text)
+		if !strings.HasPrefix(t, "<hook_prompt") || !strings.HasSuffix(t, "</hook_prompt>") {
+			return "", false
+		}
+		open, end := strings.IndexByte(t, '>'), len(t)-len("</hook_prompt>")
+		if open < 0 || open+1 > end {
+			return "", false
+		}
+		said = append(said, xmlUnescape.Replace(t[open+1:end]))
+	}
+	return strings.Join(said, "\n"), len(said) > 0
+}
+
+var xmlUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&apos;", "'", "&amp;", "&")
 
 // envCWD is the <cwd> of an <environment_context> block: the only cwd a pre-envelope
 // rollout records.

@@ -65,6 +65,20 @@ func TestCodexRecords(t *testing.T) {
 			{Role: RoleAssistant, Kind: KindText, Text: "Here they are."},
 		},
 	}, {
+		// codex-rs protocol items.rs, build_hook_prompt_message: a Stop hook's reason sent
+		// back as a user message of <hook_prompt> fragments, XML-escaped
+		name: "a Stop hook's continuation prompt is hook feedback",
+		in: lines(
+			item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt hook_run_id=\"stop:0:1\">Run `+"`"+`make lint`+"`"+` before you finish: the tree has &lt;2&gt; unformatted files &amp; a vet warning.</hook_prompt>"}],"id":"msg_h1"}`),
+			item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt hook_run_ids=\"[&quot;a&quot;,&quot;b&quot;]\">commit first</hook_prompt>"},{"type":"input_text","text":"<hook_prompt hook_run_id=\"c\">and push</hook_prompt>"}]}`),
+			item(`{"type":"message","role":"user","content":[{"type":"input_text","text":"why does <hook_prompt> show up in the logs?"}]}`),
+		),
+		want: []msg{
+			{Role: RoleSystem, Kind: KindHook, Tool: "Stop", Text: "Run `make lint` before you finish: the tree has <2> unformatted files & a vet warning."},
+			{Role: RoleSystem, Kind: KindHook, Tool: "Stop", Text: "commit first\nand push"},
+			{Role: RoleUser, Kind: KindText, Text: "why does <hook_prompt> show up in the logs?"},
+		},
+	}, {
 		name: "reasoning: encrypted only is dropped, summary or content kept",
 		in: lines(
 			item(`{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gAAAAABqAZLp"}`),
@@ -137,7 +151,7 @@ func TestCodexRecords(t *testing.T) {
 		),
 		want: []msg{
 			{Role: RoleAssistant, Kind: KindToolCall, Tool: "exec_command", Input: "npm test", Call: "call_1"},
-			{Role: RoleTool, Kind: KindToolResult, Tool: "exec_command", Call: "call_1", Err: true, Exit: exit(1), Text: "Chunk ID: a21e41\nWall time: 1.0037 seconds\nProcess running with session ID 48230\nOriginal token count: 0\nOutput:\n"},
+			{Role: RoleTool, Kind: KindToolResult, Tool: "exec_command", Call: "call_1", Err: true, Exit: exit(1), Proc: "48230", Text: "Chunk ID: a21e41\nWall time: 1.0037 seconds\nProcess running with session ID 48230\nOriginal token count: 0\nOutput:\n"},
 			{Role: RoleTool, Kind: KindToolResult, Call: "call_2", Exit: exit(0), Text: "ok"},
 		},
 	}, {
@@ -200,6 +214,101 @@ func TestCodexRecords(t *testing.T) {
 			s := readString(t, HarnessCodex, tt.in)
 			if s.Skipped != 0 {
 				t.Errorf("Skipped = %d %v, want 0", s.Skipped, s.SkipReasons)
+			}
+			sameMsgs(t, s.Messages, tt.want)
+		})
+	}
+}
+
+// A command that outlives its first answer is polled with write_stdin until it exits: one
+// logical call, its output the answers' bodies in order, its exit code the last one's. The
+// lines are in the shapes of the real 0.125 rollout in the samples (exec_command with
+// yield_time_ms, "Process running with session ID", write_stdin polls with chars "" and
+// "\u0003", the tool's own "write_stdin failed" answer, exec_command_end).
+func TestCodexPolledCommand(t *testing.T) {
+	build := `{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"npm run build\",\"workdir\":\"/w/web\",\"yield_time_ms\":10000,\"max_output_tokens\":12000}","call_id":"call_b"}`
+	poll := func(call, chars string) string {
+		return item(`{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":42,\"chars\":\"` + chars + `\",\"yield_time_ms\":30000,\"max_output_tokens\":12000}","call_id":"` + call + `"}`)
+	}
+	out := func(call, header, body string) string {
+		return item(`{"type":"function_call_output","call_id":"` + call + `","output":"Chunk ID: 1a2b3c\nWall time: 30.0021 seconds\n` + header + `\nOriginal token count: 12\nOutput:\n` + body + `"}`)
+	}
+	running := "Process running with session ID 42"
+	tests := []struct {
+		name string
+		in   string
+		want []msg
+	}{{
+		name: "polled until it failed: one call, one result",
+		in: lines(
+			item(build),
+			out("call_b", running, `> web@1.0.0 build\n> tsc -p .\n`),
+			poll("call_p1", ""),
+			out("call_p1", running, `compiling 412 files\n`),
+			poll("call_p2", `\\u0003`),
+			item(`{"type":"function_call_output","call_id":"call_p2","output":"write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open"}`),
+			poll("call_p3", ""),
+			out("call_p3", "Process exited with code 2", `src/app.ts(3,1): error TS2304: Cannot find name 'foo'.\n`),
+			event(`{"type":"exec_command_end","call_id":"call_b","process_id":"42","turn_id":"t","command":["/bin/bash","-lc","npm run build"],"cwd":"/w/web","parsed_cmd":[],"source":"unified_exec_startup","stdout":"","stderr":"","aggregated_output":"","exit_code":2,"duration":{"secs":61,"nanos":0},"formatted_output":"","status":"completed"}`),
+			item(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"The build fails on an undefined name."}]}`),
+		),
+		want: []msg{
+			{Role: RoleAssistant, Kind: KindToolCall, Tool: "exec_command", Input: "npm run build", Call: "call_b"},
+			{Role: RoleTool, Kind: KindToolResult, Tool: "exec_command", Call: "call_b", Err: true, Exit: exit(2), Proc: "42",
+				Text: "> web@1.0.0 build\n> tsc -p .\ncompiling 412 files\n[stdin: \"\\x03\"]\nwrite_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open\nsrc/app.ts(3,1): error TS2304: Cannot find name 'foo'.\n"},
+			{Role: RoleAssistant, Kind: KindText, Text: "The build fails on an undefined name."},
+		},
+	}, {
+		name: "the end event before the last poll; a success",
+		in: lines(
+			item(build),
+			out("call_b", running, ""),
+			event(`{"type":"exec_command_end","call_id":"call_b","process_id":"42","command":["/bin/bash","-lc","npm run build"],"exit_code":0}`),
+			poll("call_p1", ""),
+			out("call_p1", "Process exited with code 0", `built in 61s\n`),
+		),
+		want: []msg{
+			{Role: RoleAssistant, Kind: KindToolCall, Tool: "exec_command", Input: "npm run build", Call: "call_b"},
+			{Role: RoleTool, Kind: KindToolResult, Tool: "exec_command", Call: "call_b", Exit: exit(0), Proc: "42", Text: "built in 61s\n"},
+		},
+	}, {
+		name: "an orphan: the command started before the read; its end event names it",
+		in: lines(
+			poll("call_p1", ""),
+			out("call_p1", running, `compiling\n`),
+			poll("call_p2", ""),
+			out("call_p2", "Process exited with code 2", `error TS2304\n`),
+			event(`{"type":"exec_command_end","call_id":"call_b","process_id":"42","command":["/bin/bash","-lc","npm run build"],"exit_code":2}`),
+		),
+		want: []msg{
+			{Role: RoleTool, Kind: KindToolResult, Tool: "exec_command", Input: "npm run build", Call: "call_b", Err: true, Exit: exit(2), Proc: "42", Text: "compiling\nerror TS2304\n"},
+		},
+	}, {
+		name: "an orphan whose end event came first",
+		in: lines(
+			event(`{"type":"exec_command_end","call_id":"call_b","process_id":"42","command":["/bin/bash","-lc","npm run build"],"exit_code":2}`),
+			poll("call_p1", ""),
+			out("call_p1", "Process exited with code 2", `error TS2304\n`),
+		),
+		want: []msg{
+			{Role: RoleTool, Kind: KindToolResult, Tool: "exec_command", Input: "npm run build", Call: "call_b", Err: true, Exit: exit(2), Proc: "42", Text: "error TS2304\n"},
+		},
+	}, {
+		name: "a write_stdin the reader cannot read stays a call of its own",
+		in: lines(
+			item(`{"type":"function_call","name":"write_stdin","arguments":"{\"chars\":\"y\"}","call_id":"call_w"}`),
+			item(`{"type":"function_call_output","call_id":"call_w","output":"ok"}`),
+		),
+		want: []msg{
+			{Role: RoleAssistant, Kind: KindToolCall, Tool: "write_stdin", Input: `{"chars":"y"}`, Call: "call_w"},
+			{Role: RoleTool, Kind: KindToolResult, Tool: "write_stdin", Call: "call_w", Text: "ok"},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := readString(t, HarnessCodex, tt.in)
+			if s.Skipped != 0 {
+				t.Errorf("Skipped = %d %v", s.Skipped, s.SkipReasons)
 			}
 			sameMsgs(t, s.Messages, tt.want)
 		})

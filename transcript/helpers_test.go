@@ -21,6 +21,8 @@ type msg struct {
 	Err   bool
 	Exit  string
 	Side  bool
+	Agent string
+	Proc  string
 }
 
 func (m msg) String() string {
@@ -43,6 +45,12 @@ func (m msg) String() string {
 	if m.Side {
 		s += " sidechain"
 	}
+	if m.Agent != "" {
+		s += " agent=" + m.Agent
+	}
+	if m.Proc != "" {
+		s += " process=" + m.Proc
+	}
 	return s + " " + strconv.Quote(m.Text)
 }
 
@@ -50,7 +58,7 @@ func view(ms []Message) []msg {
 	out := make([]msg, len(ms))
 	for i, m := range ms {
 		v := msg{Role: m.Role, Kind: m.Kind, Text: m.Text, Tool: m.ToolName, Input: m.ToolInput,
-			Call: m.CallID, Err: m.IsError, Side: m.Sidechain}
+			Call: m.CallID, Err: m.IsError, Side: m.Sidechain, Agent: m.Agent, Proc: m.Process}
 		if m.ExitCode != nil {
 			v.Exit = strconv.Itoa(*m.ExitCode)
 		}

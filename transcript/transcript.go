@@ -42,6 +42,12 @@ const (
 	KindThinking   Kind = "thinking"
 	KindToolCall   Kind = "tool_call"
 	KindToolResult Kind = "tool_result"
+	// KindHook is feedback a hook gave the agent: a Stop hook refusing to end the turn
+	// (Claude Code's "Stop hook feedback: …" and hook_blocking_error, Codex's <hook_prompt>
+	// message). ToolName is the hook's name (Stop, PostToolUse:Bash), ToolInput its command
+	// when the record gives it, Text what it said. Its Role is RoleSystem: the person did
+	// not type it.
+	KindHook Kind = "hook"
 )
 
 // Message is one unit of a conversation: a piece of text, a piece of reasoning, a tool call
@@ -71,6 +77,12 @@ type Message struct {
 	ID string
 	// Sidechain marks Claude sidechain and subagent messages.
 	Sidechain bool
+	// Agent is the Claude subagent a sidechain message belongs to (the record's agentId).
+	Agent string
+	// Process is the Codex unified exec session id of a command that outlived its first
+	// answer ("Process running with session ID N"), on its result; see codex.go for how
+	// its polls are folded into that result.
+	Process string
 	// Offset is the byte offset in the file of the line the message came from.
 	Offset int64
 }

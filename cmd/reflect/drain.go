@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,8 +53,7 @@ reflect.toml's drain.extractor is the default.`,
 				if o.max > 0 {
 					args = append(args, "--max", fmt.Sprint(o.max))
 				}
-				a.background(args...)
-				return nil
+				return a.drainBackground(r, args)
 			}
 			rep, err := drain.Run(cmd.Context(), r, drain.Options{Extractor: drain.FromConfig(cfg, drain.LLMOptions{}), Max: o.max, Log: a.log})
 			if errors.Is(err, drain.ErrBusy) {
@@ -99,6 +99,26 @@ reflect.toml's drain.extractor is the default.`,
 	f.IntVar(&o.max, "max", 0, "drain at most N entries (0: all)")
 	f.BoolVar(&o.background, "background", false, "drain in a detached process and return at once")
 	return cmd
+}
+
+// drainBackground starts the drain detached and says so, and where it writes what it does:
+// .git/reflect/log/drain.log holds the last background drain's report and warnings.
+func (a *app) drainBackground(r *gitstore.Repo, args []string) error {
+	logPath := filepath.Join(r.StateDir(), "log", "drain.log")
+	pid, err := a.start(logPath, args...)
+	if err != nil {
+		return fmt.Errorf("start a drain in the background: %w", err)
+	}
+	if a.json() {
+		return a.printJSON(struct {
+			Started bool   `json:"started"`
+			PID     int    `json:"pid"`
+			Log     string `json:"log"`
+		}{true, pid, logPath})
+	}
+	a.printf("Started a drain in the background (pid %d); it writes to %s\n", pid, logPath)
+	a.printf("reflect status shows what it did once it is done.\n")
+	return nil
 }
 
 func note(s string) string {
@@ -153,7 +173,7 @@ func (a *app) statusCmd() *cobra.Command {
 			} else {
 				a.printf("drain    never ran on this machine\n")
 			}
-			a.printf("extract  %s\n", st.Extract)
+			a.printf("extract  %s\n", drain.Describe(st.Extract))
 			if st.Paused != nil {
 				a.printf("PAUSED   LLM draining since %s: %s — fix it, then reflect queue retry\n", st.Paused.Since.Local().Format("2006-01-02 15:04"), st.Paused.Reason)
 			}

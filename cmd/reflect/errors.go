@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/doctor"
 	"github.com/reflect-memory/reflect/gitstore"
@@ -79,14 +81,19 @@ func exitCode(err error) int {
 	}
 }
 
-// exit prints err (once) and returns its exit code.
-func (a *app) exit(err error) int {
+// exit prints err (once) and returns its exit code. A usage error names the help of the
+// command that was run (ran, which cobra found even when its flags did not parse).
+func (a *app) exit(ran *cobra.Command, err error) int {
 	code := exitCode(err)
 	var se *silentError
 	if err != nil && !errors.As(err, &se) {
 		fmt.Fprintf(a.stderr, "reflect: %v\n", err)
 		if code == exitUsage {
-			fmt.Fprintln(a.stderr, "Run 'reflect --help' for usage.")
+			path := "reflect"
+			if ran != nil {
+				path = ran.CommandPath()
+			}
+			fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", path)
 		}
 	}
 	return code

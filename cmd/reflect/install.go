@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/install"
 )
 
@@ -44,23 +46,20 @@ func (a *app) configError(err error) error {
 }
 
 func (a *app) installCmd() *cobra.Command {
-	var project, dryRun, statusLine bool
+	var project, dryRun, statusLine, force, offline bool
 	var plugin string
 	cmd := &cobra.Command{
-		Use:   "install claude|codex [--project] [--dry-run] [--plugin DIR]",
+		Use:   "install claude|codex [--project [--force]] [--dry-run] [--plugin DIR]",
 		Short: "Wire reflect's hooks into Claude Code or Codex",
 		Long: `Adds ` + "`reflect hook claude|codex`" + ` to every event reflect handles, in
 $CLAUDE_CONFIG_DIR/settings.json (else ~/.claude/settings.json) or $CODEX_HOME/hooks.json (else
 ~/.codex/hooks.json); with --project in the repository's .claude/settings.json or
-.codex/hooks.json. Everything else in the file is kept; a backup (<file>.reflect-backup) is
+.codex/hooks.json (outside a git repository only with --force). Everything else in the file is kept; a backup (<file>.reflect-backup) is
 written before any change; running it twice changes nothing. Creates the knowledge repository
-when there is none. --plugin DIR writes a Claude Code plugin folder instead.`,
+when there is none. --plugin DIR writes a Claude Code plugin folder instead, for any machine:
+its hooks run the reflect on that machine's PATH.`,
 		Args: harnessArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bin, err := binaryPath()
-			if err != nil {
-				return fmt.Errorf("cannot find the reflect binary: %w", err)
-			}
 			if plugin != "" {
 				if args[0] != install.Claude {
 					return flagErrorf("--plugin writes a Claude Code plugin; use it with claude")
@@ -68,15 +67,24 @@ when there is none. --plugin DIR writes a Claude Code plugin folder instead.`,
 				if project || dryRun {
 					return flagErrorf("--plugin does not go with --project or --dry-run")
 				}
-				res, err := install.WritePlugin(install.PluginOptions{Dir: plugin, Binary: bin, Version: build().Version})
+				res, err := install.WritePlugin(install.PluginOptions{Dir: plugin, Version: build().Version})
 				if err != nil {
 					return err
 				}
 				if a.json() {
 					return a.printJSON(res)
 				}
-				a.printf("Wrote the Claude Code plugin %s\n  %s\n  %s\n  command: %s\n", res.Dir, res.Manifest, res.Hooks, res.Command)
+				a.printf("Wrote the Claude Code plugin %s\n  %s\n  %s\n  %s\n  %s\n  command: %s\n", res.Dir, res.Manifest, res.Hooks, res.Launcher, res.Readme, res.Command)
+				if res.Shipped {
+					a.printf("bin/reflect is the folder's own and was kept: the hooks run it.\n")
+				} else {
+					a.printf("The hooks run the reflect on PATH of the machine that uses the plugin (bin/reflect finds it): install reflect there.\n")
+				}
 				return nil
+			}
+			bin, err := binaryPath()
+			if err != nil {
+				return fmt.Errorf("cannot find the reflect binary: %w", err)
 			}
 			cwd, err := os.Getwd()
 			if err != nil {
@@ -85,6 +93,9 @@ when there is none. --plugin DIR writes a Claude Code plugin folder instead.`,
 			path, err := install.ConfigPath(args[0], project, cwd)
 			if err != nil {
 				return err
+			}
+			if project && !force && !install.InRepository(cwd) {
+				return flagErrorf("--project: %s is in no git repository, so no project would share %s; run it in your project's repository, or add --force to write it here anyway", cwd, path)
 			}
 			home, err := a.homeDir()
 			if err != nil {
@@ -105,6 +116,13 @@ when there is none. --plugin DIR writes a Claude Code plugin folder instead.`,
 					res.Notes = install.CodexNotes(codexHome)
 				}
 			}
+			if !dryRun {
+				note, err := a.drainNote(cmd, home, offline)
+				if err != nil {
+					return err
+				}
+				res.Notes = append(res.Notes, note)
+			}
 			return a.report("install", res)
 		},
 	}
@@ -113,7 +131,28 @@ when there is none. --plugin DIR writes a Claude Code plugin folder instead.`,
 	f.BoolVar(&dryRun, "dry-run", false, "print the change and write nothing")
 	f.StringVar(&plugin, "plugin", "", "write a Claude Code plugin folder at `DIR` instead")
 	f.BoolVar(&statusLine, "statusline", false, "also show reflect in Claude Code's status line (only if you have none)")
+	f.BoolVar(&force, "force", false, "with --project: write the settings even outside a git repository")
+	f.BoolVar(&offline, "offline", false, "keep every session on this machine: the drain uses the offline heuristic, never a model")
 	return cmd
+}
+
+// drainNote says in one line what the drain will do with the captures, after --offline has
+// set this machine's extractor to the heuristic when asked.
+func (a *app) drainNote(cmd *cobra.Command, home string, offline bool) (string, error) {
+	r, err := gitstore.Open(home)
+	if err != nil {
+		return "", err
+	}
+	if offline {
+		if _, err := r.SetSetting(cmd.Context(), "drain.extractor", "heuristic"); err != nil {
+			return "", err
+		}
+	}
+	ext := r.Config().Drain.Extractor
+	if ext == "heuristic" {
+		return "drain: the offline heuristic turns captured sessions into learnings; nothing leaves this machine", nil
+	}
+	return fmt.Sprintf("drain: %s; to keep every session on this machine: reflect install %s --offline", drain.Describe(ext), cmd.Flags().Arg(0)), nil
 }
 
 func (a *app) uninstallCmd() *cobra.Command {

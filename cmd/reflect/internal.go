@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -71,18 +73,41 @@ func (a *app) afterWrite(r *gitstore.Repo) {
 
 // background starts `reflect ARGS…` detached: it outlives this process and its terminal.
 func (a *app) background(args ...string) {
+	if _, err := a.start("", args...); err != nil {
+		a.log.Debug("start background reflect", "args", args, "err", err)
+	}
+}
+
+// errNoBackground is a detached process this run may not start (the demo's).
+var errNoBackground = errors.New("this run starts no background process")
+
+// start starts `reflect ARGS…` detached and returns its pid. With out, the process's stdout
+// and stderr go to that file, emptied first; otherwise nowhere.
+func (a *app) start(out string, args ...string) (int, error) {
 	if a.noBackground {
-		return
+		return 0, errNoBackground
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return
+		return 0, err
 	}
 	c := exec.Command(self, args...)
+	if out != "" {
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return 0, err
+		}
+		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close() // the child holds its own descriptor
+		c.Stdout, c.Stderr = f, f
+	}
 	detach(c)
 	if err := c.Start(); err != nil {
-		a.log.Debug("start background reflect", "args", args, "err", err)
-		return
+		return 0, err
 	}
+	pid := c.Process.Pid
 	c.Process.Release()
+	return pid, nil
 }

@@ -121,10 +121,16 @@ func (a *app) runList(o listOptions) error {
 		fmt.Fprintln(a.stderr, "no learnings match")
 		return nil
 	}
+	// each id by the shortest end no other learning's id holds: what `reflect show` takes
+	ids := make([]string, len(all))
+	for i, l := range all {
+		ids[i] = l.ID
+	}
+	short := learnings.ShortIDs(ids)
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tCONF\tSTATUS\tPROJECT\tTITLE")
 	for _, l := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Kind, l.Confidence, l.Status, l.Project, truncate(l.Title, 72))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short[l.ID], l.Kind, l.Confidence, l.Status, l.Project, truncate(l.Title, 72))
 	}
 	return tw.Flush()
 }

@@ -14,5 +14,11 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(800)
 	}
+	// ... and a soft limit keeps that headroom from growing a long command's heap to nine
+	// times what it holds: a provenance rebuild over 1,000 commits of a 10,000-learning
+	// memory reached 1.0 GB of RSS without it (~170 MB live), 0.27 GB with it.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
 	os.Exit(Main())
 }

@@ -17,7 +17,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/internal/testenv"
+	"github.com/reflect-memory/reflect/learnings"
 )
 
 // TestMain lets the scripts run the reflect command: testscript puts this test binary on PATH
@@ -66,6 +68,8 @@ func TestScripts(t *testing.T) {
 			"capture":      cmdCapture,
 			"waitdetached": cmdWaitDetached,
 			"llmserver":    cmdLLMServer,
+			"short":        cmdShort,
+			"codextrust":   cmdCodexTrust,
 		},
 	})
 }
@@ -144,6 +148,44 @@ func cmdWaitDetached(ts *testscript.TestScript, neg bool, args []string) {
 	testenv.WaitDetached(ts.MkAbs(args[0]))
 }
 
+// codextrust HOOKS [STALE] writes $CODEX_HOME/config.toml as Codex's /hooks does when the
+// user trusts every handler of the hooks file HOOKS: a [hooks.state."<key>"] trusted_hash per
+// handler, the handler's hash computed as Codex does. The handlers of event STALE get a hash
+// from before they changed.
+func cmdCodexTrust(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: codextrust HOOKS [STALE]")
+	}
+	var doc struct {
+		Hooks map[string][]struct {
+			Matcher *string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+				Timeout *int64 `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	path := ts.MkAbs(args[0])
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc); err != nil {
+		ts.Fatalf("codextrust: %s: %v", args[0], err)
+	}
+	var b strings.Builder
+	for ev, groups := range doc.Hooks {
+		for gi, g := range groups {
+			for hi, h := range g.Hooks {
+				hash := install.CodexHookHash(install.CodexHook{Event: ev, Matcher: g.Matcher, Command: h.Command, Timeout: h.Timeout})
+				if len(args) == 2 && ev == args[1] {
+					hash = "sha256:" + strings.Repeat("0", 64)
+				}
+				fmt.Fprintf(&b, "[hooks.state.%q]\ntrusted_hash = %q\n\n", install.CodexTrustKey(path, ev, gi, hi), hash)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ts.Getenv("CODEX_HOME"), "config.toml"), []byte(b.String()), 0o644); err != nil {
+		ts.Fatalf("codextrust: %v", err)
+	}
+}
+
 // git runs the git CLI in dir with the script's environment and returns its trimmed output,
 // failing the script if git fails.
 func git(ts *testscript.TestScript, dir string, args ...string) string {
@@ -205,4 +247,18 @@ func cmdLLMServer(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(srv.Close)
 	ts.Setenv("LLM_URL", srv.URL+"/v1")
 	ts.Setenv("LLM_REQUESTS", log)
+}
+
+// short NAME sets $NAME_SHORT to the form `reflect list` shows the learning id $NAME in: lrn-
+// and its last characters (learnings.MinShortID of them; in the few learnings of a script
+// no other id holds them).
+func cmdShort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: short NAME")
+	}
+	id := ts.Getenv(args[0])
+	if len(id) < learnings.MinShortID {
+		ts.Fatalf("short: $%s is not a learning id: %q", args[0], id)
+	}
+	ts.Setenv(args[0]+"_SHORT", "lrn-"+id[len(id)-learnings.MinShortID:])
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,10 +30,6 @@ injected in that session are left out, as the hook does (recall itself records n
 --explain lists every candidate with the score and the reason it was kept or dropped.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := a.repo()
-			if err != nil {
-				return err
-			}
 			if o.cwd == "" {
 				o.cwd, _ = os.Getwd()
 			}
@@ -39,8 +37,17 @@ injected in that session are left out, as the hook does (recall itself records n
 			if err != nil {
 				return err
 			}
-			if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-				return flagErrorf("--cwd %s: not a directory", o.cwd)
+			switch fi, err := os.Stat(cwd); {
+			case errors.Is(err, fs.ErrNotExist):
+				return flagErrorf("--cwd %s: no such directory", cwd)
+			case err != nil:
+				return flagErrorf("--cwd %s: %v", cwd, errors.Unwrap(err))
+			case !fi.IsDir():
+				return flagErrorf("--cwd %s: not a directory", cwd)
+			}
+			r, err := a.repo()
+			if err != nil {
+				return err
 			}
 			harness := map[string]string{"claude": "claude-code", "claude-code": "claude-code", "codex": "codex"}[o.harness]
 			if harness == "" {

@@ -33,8 +33,8 @@ func Main() int {
 	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	cmd := a.rootCmd()
 	cmd.SetArgs(os.Args[1:])
-	err := cmd.ExecuteContext(context.Background())
-	return a.exit(err)
+	ran, err := cmd.ExecuteContextC(context.Background())
+	return a.exit(ran, err)
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -78,7 +78,7 @@ review, edit and sync like code.`,
 		a.archiveCmd(), a.supersedeCmd(), a.versionCmd(), a.demoCmd(), a.internalCmd(),
 		a.hookCmd(), a.queueCmd(), a.installCmd(), a.uninstallCmd(), a.statuslineCmd(),
 		a.searchCmd(), a.reindexCmd(), a.recallCmd(), a.drainCmd(), a.statusCmd(), a.syncCmd(), a.remoteCmd(),
-		a.doctorCmd(), a.historyCmd(), a.configCmd(),
+		a.doctorCmd(), a.historyCmd(), a.configCmd(), a.newCmd(), a.fmtCmd(),
 	)
 	// a command that only groups others takes no argument of its own: a word that names no
 	// subcommand is a usage error, typed as every other one (not cobra's plain error)
@@ -160,12 +160,12 @@ func (a *app) openRepo(lenient bool) (*gitstore.Repo, error) {
 
 func (a *app) json() bool { return a.format == "json" }
 
-// printJSON writes v as indented JSON.
+// printJSON writes v as indented JSON, an empty list as [] (never null).
 func (a *app) printJSON(v any) error {
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return enc.Encode(emptyLists(v))
 }
 
 func (a *app) printf(format string, args ...any) { fmt.Fprintf(a.stdout, format, args...) }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/hooks"
 )
@@ -39,6 +41,7 @@ sessions wait for the drain. It never fails: without a repository it says so in 
 				return nil
 			}
 			st := hooks.ReadStatus(r, in.SessionID)
+			st.LLMCalls, st.LLMCap = drain.UsageOn(r, time.Now()).Calls, r.Config().Drain.MaxCallsPerDay
 			if a.json() {
 				return a.printJSON(st)
 			}

@@ -24,7 +24,7 @@ const markerPrefix = "[REDACTED:"
 func String(s string) string {
 	ms := Find(s)
 	if len(ms) == 0 {
-		return s
+		return Personal(s)
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16*len(ms))
@@ -37,7 +37,7 @@ func String(s string) string {
 		last = m.End
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return Personal(b.String())
 }
 
 // Bytes is String for a byte slice. The result never shares memory with b.

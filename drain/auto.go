@@ -1,0 +1,77 @@
+package drain
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+)
+
+// auto is drain.extractor = "auto", the default: a model reads what only a model can (the
+// lessons of most sessions are in prose), through the CLI of the host that made the capture —
+// claude for Claude Code's, codex for Codex's, the other one when only one is installed —
+// within the daily caps; the offline heuristic drains when neither CLI is on PATH, while LLM
+// draining is paused, and once a cap is reached.
+type auto struct {
+	claude, codex Extractor
+	lookPath      func(string) (string, error)
+}
+
+// Auto is the extractor "auto" names.
+func Auto(o LLMOptions) Extractor {
+	return &auto{claude: Claude(o), codex: Codex(o), lookPath: exec.LookPath}
+}
+
+func (x *auto) Name() string { return "auto" }
+
+// LLM is true: what auto runs for an entry is decided by For, and the worker asks that.
+func (x *auto) LLM() bool { return true }
+
+// Extract runs For(in.Entry)'s extractor (the worker resolves it first; this is for callers
+// that use an Extractor alone).
+func (x *auto) Extract(ctx context.Context, in Input) ([]Proposal, Usage, error) {
+	return x.For(in.Entry.Harness).Extract(ctx, in)
+}
+
+// For is the extractor auto uses for a capture of harness: the host's own CLI when it is on
+// PATH, the other host's when only that one is, else the heuristic.
+func (x *auto) For(harness string) Extractor {
+	order := []Extractor{x.claude, x.codex}
+	if harness == "codex" {
+		order = []Extractor{x.codex, x.claude}
+	}
+	for _, e := range order {
+		if _, err := x.lookPath(e.Name()); err == nil {
+			return e
+		}
+	}
+	return Heuristic()
+}
+
+// resolver is an extractor that picks another per entry (auto).
+type resolver interface {
+	For(harness string) Extractor
+}
+
+// Describe says in one line what the drain will do with extractor name on this machine: for
+// auto, which CLI it will run for each host's captures, or that the heuristic drains.
+func Describe(name string) string {
+	if name != "auto" {
+		return name
+	}
+	a := Auto(LLMOptions{}).(*auto)
+	claude, codex := a.For("claude-code"), a.For("codex")
+	switch {
+	case claude.Name() == "heuristic":
+		return "auto: claude -p for Claude Code sessions, codex exec for Codex ones; neither is on PATH here, so the heuristic drains (offline: reflect config set drain.extractor heuristic)"
+	case claude.Name() == codex.Name():
+		return fmt.Sprintf("auto: %s for every session (the only one on PATH), within the daily caps, else the heuristic (offline: reflect config set drain.extractor heuristic)", cliOf(claude.Name()))
+	}
+	return "auto: claude -p for Claude Code sessions, codex exec for Codex ones, within the daily caps, else the heuristic (offline: reflect config set drain.extractor heuristic)"
+}
+
+func cliOf(name string) string {
+	if name == "codex" {
+		return "codex exec"
+	}
+	return "claude -p"
+}
