@@ -24,6 +24,10 @@ type Gates struct {
 	// score. A learning whose text score is at least Top of its topic's best qualifies with
 	// Rarity at Broad coverage, or with TopRarity at recall.min_coverage.
 	Broad, BroadRarity, Top, TopRarity float64
+	// StrongRarity is the joint rarity (three words few learnings hold) at which a learning
+	// its topic scores near the best qualifies with StrongCoverage only: a long prompt says
+	// much the learning need not (proration tests: 5 of 12 words, rarity 3.4).
+	StrongRarity, StrongCoverage float64
 	// Clause is the coverage of one part of a prompt that asks for several things at which
 	// a match of BroadRarity qualifies ("…, migrate the dev database and run the db tests").
 	Clause float64
@@ -37,7 +41,7 @@ type Gates struct {
 
 // DefaultGates are the calibrated gates.
 func DefaultGates() Gates {
-	return Gates{RelativeFloor: 0.3, Rarity: 1, Broad: 0.6, BroadRarity: 1.5, Top: 0.8, TopRarity: 2, Clause: 0.8, Decisive: 0.85}
+	return Gates{RelativeFloor: 0.3, Rarity: 1, Broad: 0.6, BroadRarity: 1.5, Top: 0.8, TopRarity: 2, StrongRarity: 3, StrongCoverage: 0.25, Clause: 0.8, Decisive: 0.85}
 }
 
 // fieldStrength is the strength of a run of words found once in a field (as index.Hit's:
@@ -229,7 +233,7 @@ func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bo
 		return "weak", "weak match: " + what, false
 	case c.Coverage >= g.Broad && c.Rarity >= g.BroadRarity:
 		return "match", "matches " + what, true
-	case c.Relative >= g.Top && (c.Coverage >= g.Broad || c.Coverage >= cfg.MinCoverage && c.Rarity >= g.TopRarity):
+	case c.Relative >= g.Top && (c.Coverage >= g.Broad || c.Coverage >= cfg.MinCoverage && c.Rarity >= g.TopRarity || c.Coverage >= g.StrongCoverage && c.Rarity >= g.StrongRarity):
 		return "best match", fmt.Sprintf("scores near the best (%.0f%%) and matches %s", 100*c.Relative, what), true
 	}
 	return "weak", "weak match: " + what, false
