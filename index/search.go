@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -345,6 +346,8 @@ type memo struct {
 	mu     sync.Mutex
 	docs   map[string]Doc
 	tokens map[string][]token // by path and field
+	idf    map[string]float64 // by term: a session start's topics share most of their words
+	n      uint64             // learnings in the index, when idf holds anything
 }
 
 // holds reports whether every one of paths (at least one) was loaded already.
@@ -396,6 +399,21 @@ func (m *memo) fieldTokens(d Doc, field string) []token {
 // weights is the BM25 inverse document frequency of each term over all learnings.
 func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float64, float64) {
 	out := make(map[string]float64, len(terms))
+	m := &ix.memo
+	m.mu.Lock()
+	var missing []string
+	for _, t := range terms {
+		if w, ok := m.idf[t]; ok {
+			out[t] = w
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	n := m.n
+	m.mu.Unlock()
+	if len(missing) == 0 && n > 0 {
+		return out, idf(n, 1)
+	}
 	adv, err := ix.idx.Advanced()
 	if err != nil {
 		return out, 1
@@ -405,8 +423,9 @@ func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float6
 		return out, 1
 	}
 	defer rd.Close()
-	n, _ := rd.DocCount()
-	for _, t := range terms {
+	n, _ = rd.DocCount()
+	found := make(map[string]float64, len(missing))
+	for _, t := range missing {
 		df := uint64(0)
 		for _, f := range textFields {
 			tfr, err := rd.TermFieldReader(ctx, []byte(t), f, false, false, false)
@@ -416,8 +435,16 @@ func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float6
 			df = max(df, tfr.Count())
 			tfr.Close()
 		}
-		out[t] = idf(n, df)
+		found[t] = idf(n, df)
+		out[t] = found[t]
 	}
+	m.mu.Lock()
+	if m.idf == nil {
+		m.idf = map[string]float64{}
+	}
+	maps.Copy(m.idf, found)
+	m.n = n
+	m.mu.Unlock()
 	return out, idf(n, 1)
 }
 

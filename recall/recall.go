@@ -8,10 +8,12 @@ package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -234,11 +236,17 @@ func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string
 	for i, h := range first.Hits {
 		paths[i] = h.Path
 	}
+	// the topics' searches run side by side: each is a few walks of short lists among the
+	// first search's hits, and a hook process has the machine's cores to itself
 	out := make([]*index.Result, len(topics))
+	errs := make([]error, len(topics))
+	var wg sync.WaitGroup
 	for i, tp := range topics {
-		if out[i], err = ask(tp, paths); err != nil {
-			return nil, err
-		}
+		wg.Go(func() { out[i], errs[i] = ask(tp, paths) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
