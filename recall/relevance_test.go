@@ -78,20 +78,32 @@ func checkLabels(t testing.TB, ls []fixtures.RelLearning, qs []fixtures.RelQuery
 // suiteNow is the day the suite's queries are asked (the corpus ends in November 2026).
 var suiteNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
-// TestRelevance measures recall on the labelled suite: precision@3 (of what is injected,
-// the share labelled relevant), the share of queries that inject anything irrelevant
-// (labelled neither relevant nor related), the negative queries (nothing labelled) left
-// silent, and the share of labelled-relevant learnings found at each hook. It holds the
-// first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to the figures reached
-// (the targets, 0.75 and 0.7, are not: see the README).
-func TestRelevance(t *testing.T) {
-	r, keys, qs := relevanceRepo(t)
+// figures are what a set of labelled queries measures of recall.
+type figures struct {
+	queries, negatives, silent int
+	injected, relevant, dirty  int
+	found, want                map[string]int // labelled-relevant injected, and labelled, by hook (prompt, start)
+	byName                     map[string][2]int
+	report                     []string // a line a query; "!!" marks one that injected something irrelevant or missed all it should find
+}
+
+func (f figures) precision() float64  { return float64(f.relevant) / float64(max(1, f.injected)) }
+func (f figures) dirtyShare() float64 { return float64(f.dirty) / float64(max(1, f.queries)) }
+func (f figures) share(kind string) float64 {
+	return float64(f.found[kind]) / float64(max(1, f.want[kind]))
+}
+
+func (f figures) summary(name string) string {
+	return fmt.Sprintf("%s: %d queries (%d negative): precision@3 %.3f, queries injecting something irrelevant %.1f%% (%d), relevant found %.3f at UserPromptSubmit (%d/%d) and %.3f at SessionStart (%d/%d), negatives left silent %d/%d, injected %d",
+		name, f.queries, f.negatives, f.precision(), 100*f.dirtyShare(), f.dirty, f.share("prompt"), f.found["prompt"], f.want["prompt"], f.share("start"), f.found["start"], f.want["start"], f.silent, f.negatives, f.injected)
+}
+
+// measure asks every query of qs of the memory r holds (keys: learning ids to corpus keys).
+func measure(t *testing.T, r *gitstore.Repo, keys map[string]string, qs []fixtures.RelQuery) figures {
+	t.Helper()
 	ctx := context.Background()
 	ix := openIndex(t, r)
-	var injected, relevant, dirty, silentNeg, negatives int
-	want, found := map[string]int{}, map[string]int{} // labelled relevant, and injected, by kind
-	byName := map[string][2]int{}                     // found and labelled, by the first word of the query's name
-	var report []string
+	f := figures{queries: len(qs), found: map[string]int{}, want: map[string]int{}, byName: map[string][2]int{}}
 	for _, q := range qs {
 		ws := &Workspace{Project: q.Project, Branch: q.Branch, Subjects: q.Commits, Files: q.Files}
 		res, err := Recall(ctx, r, ix, Request{Workspace: ws, Prompt: q.Prompt, Now: suiteNow})
@@ -113,7 +125,7 @@ func TestRelevance(t *testing.T) {
 			switch {
 			case rel[k]:
 				mark = "✓"
-				relevant++
+				f.relevant++
 			case ok[k]:
 				mark = "~"
 			default:
@@ -121,25 +133,25 @@ func TestRelevance(t *testing.T) {
 			}
 			got = append(got, mark+k)
 		}
-		injected += len(res.Injected)
-		want[res.Kind] += len(q.Relevant)
+		f.injected += len(res.Injected)
+		f.want[res.Kind] += len(q.Relevant)
 		kind, _, _ := strings.Cut(q.Name, "-")
-		n := byName[kind]
+		n := f.byName[kind]
 		n[1] += len(q.Relevant)
 		for _, c := range res.Injected {
 			if rel[keys[c.ID]] {
-				found[res.Kind]++
+				f.found[res.Kind]++
 				n[0]++
 			}
 		}
-		byName[kind] = n
+		f.byName[kind] = n
 		if bad {
-			dirty++
+			f.dirty++
 		}
 		if len(q.Relevant) == 0 && len(q.Related) == 0 {
-			negatives++
+			f.negatives++
 			if len(res.Injected) == 0 {
-				silentNeg++
+				f.silent++
 			}
 		}
 		line := fmt.Sprintf("%-45s want %v got %v", q.Name, q.Relevant, got)
@@ -151,17 +163,18 @@ func TestRelevance(t *testing.T) {
 			}
 			line += "\n      terms: " + strings.Join(res.Terms, " ") + "\n      top: " + strings.Join(why, "\n           ")
 		}
-		report = append(report, line)
+		f.report = append(f.report, line)
 	}
-	sort.Strings(report)
-	precision := float64(relevant) / float64(max(1, injected))
-	dirtyShare := float64(dirty) / float64(len(qs))
-	share := func(kind string) float64 { return float64(found[kind]) / float64(max(1, want[kind])) }
-	summary := fmt.Sprintf("relevance: %d queries (%d negative): precision@3 %.3f, queries injecting something irrelevant %.1f%% (%d), relevant found %.3f at UserPromptSubmit (%d/%d) and %.3f at SessionStart (%d/%d), negatives left silent %d/%d, injected %d",
-		len(qs), negatives, precision, 100*dirtyShare, dirty, share("prompt"), found["prompt"], want["prompt"], share("start"), found["start"], want["start"], silentNeg, negatives, injected)
-	t.Log(summary)
+	sort.Strings(f.report)
+	return f
+}
+
+// log prints the figures, by kind of query (the first word of a query's name), and with -v
+// query by query.
+func (f figures) log(t *testing.T, name string) {
+	t.Log(f.summary(name))
 	var kinds []string
-	for k, n := range byName {
+	for k, n := range f.byName {
 		if n[1] > 0 {
 			kinds = append(kinds, fmt.Sprintf("%s %.2f (%d/%d)", k, float64(n[0])/float64(n[1]), n[0], n[1]))
 		}
@@ -169,17 +182,34 @@ func TestRelevance(t *testing.T) {
 	sort.Strings(kinds)
 	t.Log("relevant found by kind of query: " + strings.Join(kinds, ", "))
 	if testing.Verbose() {
-		for _, l := range report {
+		for _, l := range f.report {
 			t.Log(l)
 		}
 	}
-	if precision < 0.9 || dirtyShare > 0.05 || silentNeg < negatives || share("prompt") < 0.6 || share("start") < 0.55 {
-		for _, l := range report {
-			if strings.HasPrefix(l, "!!") {
-				t.Log(l)
-			}
+}
+
+// fail reports the figures as below target, with the queries that erred.
+func (f figures) fail(t *testing.T, name string) {
+	for _, l := range f.report {
+		if strings.HasPrefix(l, "!!") {
+			t.Log(l)
 		}
-		t.Errorf("below target: %s", summary)
+	}
+	t.Errorf("below target: %s", f.summary(name))
+}
+
+// TestRelevance measures recall on the labelled suite: precision@3 (of what is injected,
+// the share labelled relevant), the share of queries that inject anything irrelevant
+// (labelled neither relevant nor related), the negative queries (nothing labelled) left
+// silent, and the share of labelled-relevant learnings found at each hook. It holds the
+// first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to the figures reached
+// (the targets, 0.75 and 0.7, are not: see the README).
+func TestRelevance(t *testing.T) {
+	r, keys, qs := relevanceRepo(t)
+	f := measure(t, r, keys, qs)
+	f.log(t, "relevance")
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.6 || f.share("start") < 0.55 {
+		f.fail(t, "relevance")
 	}
 }
 
@@ -197,4 +227,27 @@ func matched(c Candidate) string {
 		out = append(out, fmt.Sprintf("%s %.2f", s, m.Weight))
 	}
 	return strings.Join(out, ", ")
+}
+
+// TestRelevanceHeldout measures the held-out queries (fixtures/relevance/heldout.yaml),
+// written and labelled before recall was tuned for issue 16's targets and never tuned
+// against, on the same corpus. Measured once (precision 1.0, 0 of 39 injecting anything
+// irrelevant, 27/30 found at UserPromptSubmit, 5/5 at SessionStart, 4/4 negatives silent),
+// it holds them to issue 16's targets.
+func TestRelevanceHeldout(t *testing.T) {
+	r, keys, _ := relevanceRepo(t)
+	ls, _, err := fixtures.Relevance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := fixtures.RelevanceHeldout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLabels(t, ls, qs)
+	f := measure(t, r, keys, qs)
+	f.log(t, "held out")
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.75 || f.share("start") < 0.7 {
+		f.fail(t, "held out")
+	}
 }
