@@ -69,8 +69,6 @@ func (e *event) background(args ...string) {
 	}
 }
 
-// queued reports whether captures wait in the queue (failed ones do not count).
-func (e *event) queued() bool {
-	pending, _, err := queue.Count(e.repo)
-	return err == nil && pending > 0
-}
+// queued reports whether captures wait in the queue (failed ones do not count), as the
+// work tree shows it.
+func (e *event) queued() bool { return queue.Waiting(e.repo) }
