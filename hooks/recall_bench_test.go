@@ -20,17 +20,7 @@ import (
 // 10,000 learnings with a fresh index.
 func BenchmarkRecallHook(b *testing.B) {
 	dir, proj := recallBenchMemory(b, false)
-	ctx := context.Background()
-	i := 0
-	for b.Loop() {
-		i++
-		p, _ := json.Marshal(map[string]any{"session_id": fmt.Sprint("s", i), "hook_event_name": "UserPromptSubmit", "prompt": "the webhook retry deadlock in the postgres migration again", "cwd": proj})
-		var out bytes.Buffer
-		Run(ctx, Options{Harness: "claude", Home: dir, Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard})
-		if out.Len() == 0 && i == 1 {
-			b.Log("nothing recalled")
-		}
-	}
+	benchHook(b, dir, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "the webhook retry deadlock in the postgres migration again", "cwd": proj})
 }
 
 // BenchmarkStartHook is the work of a SessionStart hook in process (no start-up), at
@@ -38,11 +28,17 @@ func BenchmarkRecallHook(b *testing.B) {
 // (three files each) are its topics, as bench -recall's.
 func BenchmarkStartHook(b *testing.B) {
 	dir, proj := recallBenchMemory(b, true)
+	benchHook(b, dir, map[string]any{"hook_event_name": "SessionStart", "source": "startup", "cwd": proj})
+}
+
+// benchHook runs the hook of payload on the memory at dir, a new session each time.
+func benchHook(b *testing.B, dir string, payload map[string]any) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
 		i++
-		p, _ := json.Marshal(map[string]any{"session_id": fmt.Sprint("s", i), "hook_event_name": "SessionStart", "source": "startup", "cwd": proj})
+		payload["session_id"] = fmt.Sprint("s", i)
+		p, _ := json.Marshal(payload)
 		var out bytes.Buffer
 		Run(ctx, Options{Harness: "claude", Home: dir, Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard})
 		if out.Len() == 0 && i == 1 {
