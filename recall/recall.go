@@ -239,8 +239,15 @@ func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string
 		}
 	}
 	first, err := ix.Search(ctx, index.Query{Terms: all.words(), Projects: scope, Limit: min(maxCandidates, candidates*len(topics)), Bare: true})
-	if err != nil || len(first.Hits) == 0 {
-		return []*index.Result{first}, err
+	if err != nil {
+		return nil, err
+	}
+	if len(first.Hits) == 0 { // no topic can find anything: each gets the empty answer
+		out := make([]*index.Result, len(topics))
+		for i := range out {
+			out[i] = first
+		}
+		return out, nil
 	}
 	paths := make([]string, len(first.Hits))
 	for i, h := range first.Hits {
