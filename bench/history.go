@@ -18,34 +18,15 @@ import (
 // run: reflect's start-up (`reflect version`) and `grep -rF` of the same needle over the
 // same transcript files (grep finds the lines; search also ranks them and reads windows).
 func runHistory(n, runs int) error {
-	tmp, bin, env, err := setup("history-")
-	defer os.RemoveAll(tmp)
+	r, err := newHistoryRun("history-", n, 250)
+	if r != nil {
+		defer os.RemoveAll(r.tmp)
+	}
 	if err != nil {
 		return err
 	}
-	home := filepath.Join(tmp, "mem")
-	if out, err := command(env, ".", bin, "--home", home, "init").CombinedOutput(); err != nil {
-		return fmt.Errorf("init: %v: %s", err, out)
-	}
-	// four projects the sessions ran in, each a repository with a remote
-	var projects []string
-	for _, name := range []string{"api", "web", "infra", "data"} {
-		dir := filepath.Join(tmp, "src", name)
-		for _, args := range [][]string{{"init", "-q", dir}, {"-C", dir, "remote", "add", "origin", "https://github.com/bench/" + name + ".git"}} {
-			if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
-				return fmt.Errorf("git %v: %v: %s", args, err, out)
-			}
-		}
-		projects = append(projects, dir)
-	}
-	claude, codex := filepath.Join(tmp, ".claude", "projects"), filepath.Join(tmp, ".codex", "sessions")
-	const needle = "ERR_SOCKET_TIMEOUT_7731"
-	fmt.Fprintf(os.Stderr, "writing transcripts of %d messages...\n", n)
-	st, err := fixtures.WriteSessions(fixtures.SynthSessions{ClaudeDir: claude, CodexDir: codex, Messages: n, PerSession: 250,
-		Projects: projects, Needle: needle, NeedleEvery: 25, Seed: 7})
-	if err != nil {
-		return err
-	}
+	bin, env, home, projects, claude, codex, st := r.bin, r.env, r.home, r.projects, r.claude, r.codex, r.st
+	const needle = historyNeedle
 	timed := func(dir string, name string, args ...string) (float64, string, error) {
 		c := command(env, dir, name, args...)
 		start := time.Now()
@@ -159,6 +140,48 @@ func runHistory(n, runs int) error {
 	fmt.Printf("| `reflect version` (start-up) | %s | %.2f |\n", f(startup), pct(startup, 50)/pct(grep, 50))
 	fmt.Printf("| `grep -rF %s` | %s | 1.00 |\n", needle, f(grep))
 	return nil
+}
+
+// historyNeedle is written into one tool output of every 25th synthetic session.
+const historyNeedle = "ERR_SOCKET_TIMEOUT_7731"
+
+// historyRun is a temporary HOME with reflect built into it, a knowledge repository, the
+// four projects the synthetic sessions ran in (each a repository with a remote) and the
+// sessions' transcripts in both hosts' folders.
+type historyRun struct {
+	tmp, bin      string
+	env           []string
+	home          string
+	projects      []string
+	claude, codex string
+	st            fixtures.SynthStats
+}
+
+// newHistoryRun writes messages messages in sessions of perSession; the caller removes
+// r.tmp (r is set whenever the directory was made).
+func newHistoryRun(kind string, messages, perSession int) (*historyRun, error) {
+	tmp, bin, env, err := setup(kind)
+	r := &historyRun{tmp: tmp, bin: bin, env: env, home: filepath.Join(tmp, "mem"),
+		claude: filepath.Join(tmp, ".claude", "projects"), codex: filepath.Join(tmp, ".codex", "sessions")}
+	if err != nil {
+		return r, err
+	}
+	if out, err := command(env, ".", bin, "--home", r.home, "init").CombinedOutput(); err != nil {
+		return r, fmt.Errorf("init: %v: %s", err, out)
+	}
+	for _, name := range []string{"api", "web", "infra", "data"} {
+		dir := filepath.Join(tmp, "src", name)
+		for _, args := range [][]string{{"init", "-q", dir}, {"-C", dir, "remote", "add", "origin", "https://github.com/bench/" + name + ".git"}} {
+			if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
+				return r, fmt.Errorf("git %v: %v: %s", args, err, out)
+			}
+		}
+		r.projects = append(r.projects, dir)
+	}
+	fmt.Fprintf(os.Stderr, "writing %d messages in sessions of %d...\n", messages, perSession)
+	r.st, err = fixtures.WriteSessions(fixtures.SynthSessions{ClaudeDir: r.claude, CodexDir: r.codex, Messages: messages,
+		PerSession: perSession, Projects: r.projects, Needle: historyNeedle, NeedleEvery: 25, Seed: 7})
+	return r, err
 }
 
 func dirSize(dir string) int64 {

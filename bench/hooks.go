@@ -59,7 +59,8 @@ func runHooks(n, runs, projects int) error {
 		times []float64
 	}
 	rows := []*row{{name: "reflect version (process start-up)"}, {name: "PostToolUse, failed call (arms the watcher)"},
-		{name: "PreCompact (digest + one commit)"}, {name: "Stop, nothing new (gated)"}}
+		{name: "PreCompact (digest + one commit)"}, {name: "Stop, nothing new (gated)"},
+		{name: "SessionEnd after a turn (digest + one commit)"}}
 	failure := payload("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "npm test"}, "error": "Exit code 1"})
 	for i := 0; i < runs+3; i++ {
 		start := time.Now()
@@ -82,6 +83,12 @@ func runHooks(n, runs, projects int) error {
 			return err
 		}
 		times = append(times, d)
+		grow()
+		if d, err = hook(payload("SessionEnd", map[string]any{"reason": "other"})); err != nil {
+			return err
+		}
+		times = append(times, d)
+		settle(home)
 		if i >= 3 {
 			for k, t := range times {
 				rows[k].times = append(rows[k].times, ms(t))

@@ -13,6 +13,7 @@
 //	go run ./bench -handoff        # the handoff's cost to SessionStart and to a capture at 10,000 learnings
 //	go run ./bench -fresh          # what checking anchors adds to a recall at 10,000 learnings
 //	go run ./bench -view           # reflect view's list and search pages at 10,000 learnings
+//	go run ./bench -history -deja /tmp/deja  # the same beside deja-vu: 2,000 sessions, 134,000 messages
 package main
 
 import (
@@ -52,6 +53,7 @@ func main() {
 	projects := flag.Int("projects", 50, "projects the learnings are spread over")
 	quick := flag.Bool("quick", false, "small sizes and few runs (CI)")
 	hooksMode := flag.Bool("hooks", false, "measure the capture hooks instead of reflect add")
+	hostsMode := flag.Bool("hosts", false, "measure the capture hook of every host beside Claude Code's")
 	syncMode := flag.Bool("sync", false, "measure reflect sync of two clones diverged by 1,000 learnings each, beside the git CLI")
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
@@ -59,6 +61,7 @@ func main() {
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
 	mcpMode := flag.Bool("mcp", false, "measure a memory_search call to reflect mcp (100 calls, one process) beside reflect search at 10,000 learnings")
 	handoffMode := flag.Bool("handoff", false, "measure the handoff's cost to SessionStart and to a capture at 10,000 learnings")
+	deja := flag.String("deja", "", "with -history: a deja-vu binary to measure beside reflect (built from github.com/vshulcz/deja-vu with go build ./cmd/deja)")
 	format := flag.String("format", "text", "text or json")
 	freshMode := flag.Bool("fresh", false, "measure what checking anchors adds to a recall at 10,000 learnings, half anchored")
 	flag.Parse()
@@ -93,7 +96,16 @@ func main() {
 			n, r = 1000, 5
 		}
 		err = runView(n, r)
+	} else if *historyMode && *deja != "" {
+		sessions, imports, r := 2000, 3, 7
+		if *quick {
+			sessions, imports, r = 200, 1, 3
+		}
+		err = runDeja(*deja, sessions, 67, imports, r)
 	} else if *historyMode {
+		if *deja == "" {
+			fmt.Fprintln(os.Stderr, "bench: no -deja PATH given: measuring reflect alone (go run ./bench -history -deja PATH adds deja-vu beside it)")
+		}
 		n, r := 100000, 21
 		if *quick {
 			n, r = 10000, 7
@@ -123,6 +135,12 @@ func main() {
 			sz = *sizes
 		}
 		err = runRecall(sz, *runs)
+	} else if *hostsMode {
+		n := 10000
+		if *quick {
+			n = 1000
+		}
+		err = runHosts(n, *runs, *projects)
 	} else if *hooksMode {
 		n := 10000
 		if *quick {

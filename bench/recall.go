@@ -28,7 +28,10 @@ func runRecall(sizeList string, runs int) error {
 	type result struct {
 		n                                            int
 		startup, startHook, promptHook, search, grep []float64
-		reindex, catchUp                             []float64
+		// CPU time (user + system) of the same runs: what a hook costs whatever else the
+		// machine runs (the wall times above grow with the load; these barely do)
+		cpuStartup, cpuStartHook, cpuPromptHook []float64
+		reindex, catchUp                        []float64
 	}
 	var results []*result
 	for _, s := range strings.Split(sizeList, ",") {
@@ -41,15 +44,14 @@ func runRecall(sizeList string, runs int) error {
 		if err := memory(env, bin, home, n, max(1, min(n/10, 1000)), 20); err != nil {
 			return err
 		}
-		// the agent's project: a repository whose remote is synthetic project 3
+		// the agent's project: a repository whose remote is synthetic project 3, an import of
+		// 400 files in 20 directories, then five commits on the branch touching a few each
+		// (SessionStart reads their subjects and the files they touched)
 		proj := filepath.Join(tmp, fmt.Sprintf("proj-%d", n))
-		for _, args := range [][]string{{"init", "-q", "-b", "fix/webhook-retry-deadlock", proj},
-			{"-C", proj, "remote", "add", "origin", "https://" + fixtures.SynthProject(3) + ".git"},
-			{"-C", proj, "commit", "-q", "--allow-empty", "-m", "postgres: retry the migration lock on deadlock"}} {
-			if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
-				return fmt.Errorf("git %v: %v: %s", args, err, out)
-			}
+		if err := project(env, proj); err != nil {
+			return err
 		}
+		var lastCPU float64 // of the last command timed
 		timed := func(dir string, stdin []byte, name string, args ...string) (float64, error) {
 			c := command(env, dir, name, args...)
 			if stdin != nil {
@@ -57,6 +59,9 @@ func runRecall(sizeList string, runs int) error {
 			}
 			start := time.Now()
 			out, err := c.CombinedOutput()
+			if c.ProcessState != nil {
+				lastCPU = ms(c.ProcessState.UserTime() + c.ProcessState.SystemTime())
+			}
 			if err != nil && !(name == "git" && len(out) == 0) { // git grep exits 1 when nothing matches
 				return 0, fmt.Errorf("%s %v: %v: %s", name, args, err, out)
 			}
@@ -84,7 +89,7 @@ func runRecall(sizeList string, runs int) error {
 			session := fmt.Sprintf("bench-%d-%d", n, i)
 			start, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "cwd": proj})
 			ask, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": proj})
-			var row [5]float64
+			var row, cpu [5]float64
 			steps := []struct {
 				stdin []byte
 				name  string
@@ -101,11 +106,14 @@ func runRecall(sizeList string, runs int) error {
 				if err != nil {
 					return err
 				}
-				row[k] = d
+				row[k], cpu[k] = d, lastCPU
 				settle(home) // a hook may start a pool refill: let it finish before the next step
 			}
 			if i >= 3 {
 				res.startup = append(res.startup, row[0])
+				res.cpuStartup = append(res.cpuStartup, cpu[0])
+				res.cpuStartHook = append(res.cpuStartHook, cpu[1])
+				res.cpuPromptHook = append(res.cpuPromptHook, cpu[2])
 				res.startHook = append(res.startHook, row[1])
 				res.promptHook = append(res.promptHook, row[2])
 				res.search = append(res.search, row[3])
@@ -138,17 +146,70 @@ func runRecall(sizeList string, runs int) error {
 	}
 	fmt.Printf("recall and search, whole process (new process per call, as the hosts run hooks): median (p90) of %d runs\n", runs)
 	fmt.Printf("baselines in the same run: reflect's start-up (`reflect version`) and `git grep -l` of the same words\n\n")
-	fmt.Printf("| learnings | start-up | SessionStart hook | UserPromptSubmit hook | reflect search | git grep | search ÷ git grep | prompt hook ÷ @%d |\n", results[0].n)
-	fmt.Printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Printf("| learnings | start-up | SessionStart hook | UserPromptSubmit hook | hooks ÷ start-up | reflect search | git grep | search ÷ git grep | prompt hook ÷ @%d |\n", results[0].n)
+	fmt.Printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	base := pct(results[0].promptHook, 50)
 	for _, r := range results {
 		f := func(xs []float64) string { return fmt.Sprintf("%.1f ms (%.1f)", pct(xs, 50), pct(xs, 90)) }
-		fmt.Printf("| %d | %s | %s | %s | %s | %s | %.2f | %.2f |\n", r.n, f(r.startup), f(r.startHook), f(r.promptHook),
-			f(r.search), f(r.grep), pct(r.search, 50)/pct(r.grep, 50), pct(r.promptHook, 50)/base)
+		up := pct(r.startup, 50)
+		fmt.Printf("| %d | %s | %s | %s | %.2f, %.2f | %s | %s | %.2f | %.2f |\n", r.n, f(r.startup), f(r.startHook), f(r.promptHook),
+			pct(r.startHook, 50)/up, pct(r.promptHook, 50)/up, f(r.search), f(r.grep), pct(r.search, 50)/pct(r.grep, 50), pct(r.promptHook, 50)/base)
+	}
+	fmt.Printf("\nCPU time (user + system) of the same runs, median (p90):\n\n| learnings | start-up | SessionStart hook | UserPromptSubmit hook | hooks ÷ start-up |\n|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		f := func(xs []float64) string { return fmt.Sprintf("%.1f ms (%.1f)", pct(xs, 50), pct(xs, 90)) }
+		up := pct(r.cpuStartup, 50)
+		fmt.Printf("| %d | %s | %s | %s | %.2f, %.2f |\n", r.n, f(r.cpuStartup), f(r.cpuStartHook), f(r.cpuPromptHook), pct(r.cpuStartHook, 50)/up, pct(r.cpuPromptHook, 50)/up)
 	}
 	fmt.Printf("\n| learnings | reflect reindex (median of runs) | search that first catches up 100 new learnings (median of 3) | ÷ steady search |\n|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		fmt.Printf("| %d | %.0f ms (%d runs) | %.1f ms | %.1f× |\n", r.n, pct(r.reindex, 50), len(r.reindex), pct(r.catchUp, 50), pct(r.catchUp, 50)/pct(r.search, 50))
+	}
+	return nil
+}
+
+// project makes the agent's repository of the recall bench.
+func project(env []string, proj string) error {
+	git := func(args ...string) error {
+		if out, err := command(env, ".", "git", append([]string{"-C", proj}, args...)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		}
+		return nil
+	}
+	write := func(path, text string) error {
+		p := filepath.Join(proj, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte(text), 0o644)
+	}
+	if out, err := command(env, ".", "git", "init", "-q", "-b", "fix/webhook-retry-deadlock", proj).CombinedOutput(); err != nil {
+		return fmt.Errorf("git init: %v: %s", err, out)
+	}
+	if err := git("remote", "add", "origin", "https://"+fixtures.SynthProject(3)+".git"); err != nil {
+		return err
+	}
+	for i := 0; i < 400; i++ {
+		if err := write(fmt.Sprintf("internal/pkg%02d/file%02d.go", i%20, i/20), fmt.Sprintf("package pkg%02d // %d\n", i%20, i)); err != nil {
+			return err
+		}
+	}
+	if err := git("add", "-A"); err != nil {
+		return err
+	}
+	if err := git("commit", "-q", "-m", "import"); err != nil {
+		return err
+	}
+	for i, subject := range []string{"webhooks: log the delivery id", "db: add the migration lock table",
+		"webhooks: retry with backoff", "ci: run the postgres tests", "postgres: retry the migration lock on deadlock"} {
+		for k := 0; k < 3; k++ {
+			if err := write(fmt.Sprintf("internal/pkg%02d/file%02d.go", (i*3+k)%20, k), fmt.Sprintf("package pkg%02d // changed by %d\n", (i*3+k)%20, i)); err != nil {
+				return err
+			}
+		}
+		if err := git("commit", "-q", "-am", subject); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,31 +1,10 @@
 package correction
 
-import (
-	"regexp"
-	"sync"
-)
+import "github.com/reflect-memory/reflect/internal/lazyregexp"
 
 // lazyRe compiles its pattern the first time it is used. Compiling the classifier's patterns
 // took 2.2 ms, which every reflect command paid at start-up although only UserPromptSubmit
-// hooks classify prompts.
-type lazyRe struct {
-	pat  string
-	once sync.Once
-	re   *regexp.Regexp
-}
+// hooks classify prompts. (internal/lazyregexp is the one implementation; drain uses it too.)
+type lazyRe = lazyregexp.Regexp
 
-func newLazyRe(pat string) *lazyRe { return &lazyRe{pat: pat} }
-
-func (l *lazyRe) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.pat) })
-	return l.re
-}
-
-func (l *lazyRe) MatchString(s string) bool      { return l.get().MatchString(s) }
-func (l *lazyRe) FindStringIndex(s string) []int { return l.get().FindStringIndex(s) }
-func (l *lazyRe) FindStringSubmatchIndex(s string) []int {
-	return l.get().FindStringSubmatchIndex(s)
-}
-func (l *lazyRe) FindAllStringIndex(s string, n int) [][]int {
-	return l.get().FindAllStringIndex(s, n)
-}
+func newLazyRe(pat string) *lazyRe { return lazyregexp.New(pat) }

@@ -109,8 +109,9 @@ func Run(ctx context.Context, o Options) *Report {
 		o.GitTimeout = 20 * time.Second
 	}
 	d := &doctor{o: o, rep: Report{Home: o.Home, Findings: []Finding{}}}
-	d.wiring(install.Claude)
-	d.wiring(install.Codex)
+	for _, host := range install.Hosts {
+		d.wiring(host)
+	}
 	d.mcp(install.Claude)
 	d.mcp(install.Codex)
 	if r, intact := d.repository(ctx); r != nil {
@@ -143,12 +144,7 @@ func (d *doctor) add(f Finding) {
 func (d *doctor) reflect(args string) string { return d.o.Reflect + " " + args }
 
 // hostName is how a harness is called in messages.
-func hostName(harness string) string {
-	if harness == install.Codex {
-		return "Codex"
-	}
-	return "Claude Code"
-}
+func hostName(harness string) string { return install.HostName(harness) }
 
 // handler is one of reflect's hook handlers found in a host's configuration file.
 type handler struct {
@@ -195,7 +191,11 @@ func (d *doctor) wiring(harness string) {
 		}
 	}
 	if len(found) == 0 && !hostPresent(harness) {
-		d.add(Finding{Check: harness, Severity: OK, Message: fmt.Sprintf("%s is not set up here (no %s, no %s on PATH)", hostName(harness), filepath.Dir(user), harness)})
+		home, err := install.HostHome(harness)
+		if err != nil {
+			home = filepath.Dir(user)
+		}
+		d.add(Finding{Check: harness, Severity: OK, Message: fmt.Sprintf("%s is not set up here (no %s, no %s on PATH)", hostName(harness), home, strings.Join(install.HostBinaries(harness), " or "))})
 		return
 	}
 	if len(found) == 0 {
@@ -225,19 +225,20 @@ func (d *doctor) wiring(harness string) {
 		if harness == install.Codex {
 			d.codex(w)
 		}
+		if harness == install.Gemini {
+			if off, why := install.GeminiHooksDisabled(w.path); off {
+				d.add(Finding{Check: harness, Severity: Error, Fix: "edit " + w.path + " (hooksConfig), or /hooks enable-all in Gemini CLI",
+					Message: fmt.Sprintf("Gemini CLI runs none of reflect's hooks: %s in %s", why, w.path)})
+			}
+		}
 	}
 }
 
 // hostPresent says whether the host looks installed: its directory exists or its command is
 // on PATH.
 func hostPresent(harness string) bool {
-	if home, err := install.HostHome(harness); err == nil {
-		if _, err := os.Stat(home); err == nil {
-			return true
-		}
-	}
-	_, err := exec.LookPath(harness)
-	return err == nil
+	found, _ := install.Present(harness)
+	return found
 }
 
 // readWiring finds reflect's hooks in a host's configuration file. Which events hold them is
@@ -256,6 +257,18 @@ func readWiring(path, harness string) (wired, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return w, err
+	}
+	if harness == install.Opencode {
+		if bin, _ := install.OpencodePluginBinary(data); bin != "" {
+			for i, ev := range w.events {
+				w.handlers = append(w.handlers, handler{event: ev, index: i, program: bin})
+			}
+		}
+		return w, nil
+	}
+	if hs, ok := flatHandlers(data, harness, w.events); ok {
+		w.handlers = hs
+		return w, nil
 	}
 	var doc struct {
 		Hooks map[string][]struct {
@@ -848,4 +861,40 @@ func count(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// flatHandlers reads reflect's handlers from a host file whose events list handlers
+// directly (Cursor: command; Copilot CLI: exec and args); ok is false for other hosts.
+func flatHandlers(data []byte, harness string, events []string) (hs []handler, ok bool) {
+	if harness != install.Cursor && harness != install.Copilot {
+		return nil, false
+	}
+	var doc struct {
+		Hooks map[string][]struct {
+			Command string   `json:"command"`
+			Bash    string   `json:"bash"`
+			Exec    string   `json:"exec"`
+			Args    []string `json:"args"`
+		} `json:"hooks"`
+	}
+	json.Unmarshal(data, &doc) // install has vetted the file
+	for _, ev := range events {
+		for i, h := range doc.Hooks[ev] {
+			prog, found := "", false
+			switch {
+			case h.Exec != "" && len(h.Args) >= 2 && h.Args[0] == "hook" && h.Args[1] == harness:
+				prog, found = install.HookProgram(h.Exec+" hook "+harness, harness)
+				prog = h.Exec
+			case h.Command != "":
+				prog, found = install.HookProgram(h.Command, harness)
+			case h.Bash != "":
+				cmd, _, _ := strings.Cut(h.Bash, " hook "+harness)
+				prog, found = install.HookProgram(cmd+" hook "+harness, harness)
+			}
+			if found {
+				hs = append(hs, handler{event: ev, index: i, program: prog})
+			}
+		}
+	}
+	return hs, true
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -24,14 +25,27 @@ import (
 // supersedes). Proposals that fail are dropped when at least one passes; when none passes,
 // or when the answer holds no such JSON, the error wraps ErrBadAnswer.
 func ParseAnswer(text string) ([]Proposal, error) {
+	r, err := ParseReply(text)
+	return r.Learnings, err
+}
+
+// ParseReply reads an answer as ParseAnswer does, and also the rewritten summary of the
+// entry's handoff that the object holding the learnings may carry beside them:
+// {"learnings": [...], "handoff": {"task": "…", "direction": "…", "concluded": "…"}}
+// ("then" is taken for "direction"). A handoff that is absent, null, not of that shape or
+// over its bounds (handoff.Summary.Check) is left out with the reason in HandoffNote: it
+// never makes the learnings unusable. An object with a handoff and no learnings key has no
+// learnings.
+func ParseReply(text string) (Reply, error) {
 	s := strings.TrimSpace(strings.TrimPrefix(text, "\ufeff"))
 	if s == "" {
-		return nil, fmt.Errorf("%w: the answer is empty", ErrBadAnswer)
+		return Reply{}, fmt.Errorf("%w: the answer is empty", ErrBadAnswer)
 	}
 	var (
 		items  []json.RawMessage
 		found  bool
-		sawAny bool // some JSON value was found, but not of a learnings shape
+		sawAny bool   // some JSON value was found, but not of a learnings shape
+		holder string // the JSON value the learnings were found in
 	)
 	try := func(raw string) bool {
 		if !json.Valid([]byte(raw)) {
@@ -39,6 +53,7 @@ func ParseAnswer(text string) ([]Proposal, error) {
 		}
 		sawAny = true
 		items, found = learningItems([]byte(raw))
+		holder = raw
 		return found
 	}
 	if !try(s) {
@@ -53,10 +68,12 @@ func ParseAnswer(text string) ([]Proposal, error) {
 	}
 	if !found {
 		if sawAny {
-			return nil, fmt.Errorf("%w: the JSON in the answer holds no learnings: %s", ErrBadAnswer, quoteAnswerHead(s))
+			return Reply{}, fmt.Errorf("%w: the JSON in the answer holds no learnings: %s", ErrBadAnswer, quoteAnswerHead(s))
 		}
-		return nil, fmt.Errorf("%w: no JSON in the answer: %s", ErrBadAnswer, quoteAnswerHead(s))
+		return Reply{}, fmt.Errorf("%w: no JSON in the answer: %s", ErrBadAnswer, quoteAnswerHead(s))
 	}
+	var reply Reply
+	reply.Handoff, reply.HandoffNote = answerSummary([]byte(holder))
 	props := make([]Proposal, 0, len(items))
 	var problems []string
 	for i, raw := range items {
@@ -71,9 +88,60 @@ func ParseAnswer(text string) ([]Proposal, error) {
 		if len(problems) > 3 {
 			problems = append(problems[:3], fmt.Sprintf("and %d more", len(problems)-3))
 		}
-		return nil, fmt.Errorf("%w: no valid learning in the answer: %s", ErrBadAnswer, strings.Join(problems, "; "))
+		return Reply{}, fmt.Errorf("%w: no valid learning in the answer: %s", ErrBadAnswer, strings.Join(problems, "; "))
 	}
-	return props, nil
+	reply.Learnings = props
+	return reply, nil
+}
+
+// answerSummary reads the "handoff" of the object that held the learnings: the summary,
+// checked, or nil and why it was left out ("" when there is none).
+func answerSummary(holder []byte) (*handoff.Summary, string) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(holder, &m) != nil {
+		return nil, ""
+	}
+	var raw json.RawMessage
+	for k, v := range m {
+		if strings.EqualFold(k, "title") {
+			return nil, "" // a single learning: its own fields, not the answer's
+		}
+		if strings.EqualFold(k, "handoff") {
+			raw = v
+		}
+	}
+	if raw == nil || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, ""
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil, "the handoff in the answer is not an object"
+	}
+	var sum handoff.Summary
+	for k, v := range fields {
+		var dst *string
+		switch strings.ToLower(k) {
+		case "task":
+			dst = &sum.Task
+		case "direction", "then":
+			dst = &sum.Direction
+		case "concluded":
+			dst = &sum.Concluded
+		default:
+			continue
+		}
+		if string(bytes.TrimSpace(v)) == "null" {
+			continue
+		}
+		if json.Unmarshal(v, dst) != nil {
+			return nil, fmt.Sprintf("the handoff's %s in the answer is not a string", strings.ToLower(k))
+		}
+	}
+	checked, err := sum.Check()
+	if err != nil {
+		return nil, err.Error()
+	}
+	return &checked, ""
 }
 
 // quoteAnswerHead quotes the first 200 characters of s for an error message.
@@ -111,6 +179,11 @@ func learningItems(raw []byte) ([]json.RawMessage, bool) {
 		for k := range m {
 			if strings.EqualFold(k, "title") {
 				return []json.RawMessage{raw}, true
+			}
+		}
+		for k := range m {
+			if strings.EqualFold(k, "handoff") {
+				return nil, true // a handoff summary and no learning
 			}
 		}
 	}

@@ -124,3 +124,56 @@ func TestParseAnswerPathological(t *testing.T) {
 	}
 	_ = props
 }
+
+// ParseReply: the handoff summary beside the learnings, and every way it is left out
+// without making the learnings unusable.
+func TestParseReplyHandoff(t *testing.T) {
+	learning := `{"title":"Use make db-migrate","kind":"recipe"}`
+	long := strings.Repeat("z", 301)
+	cases := []struct {
+		name   string
+		in     string
+		task   string // the summary's task; "" for none
+		note   string // a part of HandoffNote
+		titles int
+	}{
+		{"with learnings", `{"learnings":[` + learning + `],"handoff":{"task":"Add refunded_at","direction":"","concluded":"Backfill fails"}}`, "Add refunded_at", "", 1},
+		{"handoff only", `{"handoff":{"task":"Add refunded_at"}}`, "Add refunded_at", "", 0},
+		{"fenced, after prose", "Here:\n```json\n{\"learnings\":[],\"Handoff\":{\"Task\":\"Add it\",\"then\":\"Docs\"}}\n```", "Add it", "", 0},
+		{"absent", `{"learnings":[` + learning + `]}`, "", "", 1},
+		{"null", `{"learnings":[],"handoff":null}`, "", "", 0},
+		{"not an object", `{"learnings":[` + learning + `],"handoff":"Add refunded_at"}`, "", "not an object", 1},
+		{"a field not a string", `{"learnings":[],"handoff":{"task":["a","b"]}}`, "", "task in the answer is not a string", 0},
+		{"oversized", `{"learnings":[` + learning + `],"handoff":{"task":"` + long + `"}}`, "", "limit is 300", 1},
+		{"no task", `{"learnings":[],"handoff":{"concluded":"done"}}`, "", "no task", 0},
+		{"inside a single learning: not the answer's", `{"title":"Use make db-migrate","kind":"recipe","handoff":{"task":"x"}}`, "", "", 1},
+		{"a bare array has none", `[` + learning + `]`, "", "", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := ParseReply(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Learnings) != c.titles {
+				t.Errorf("%d learnings, want %d", len(r.Learnings), c.titles)
+			}
+			switch {
+			case c.task == "" && r.Handoff != nil:
+				t.Errorf("a summary %+v", r.Handoff)
+			case c.task != "" && (r.Handoff == nil || r.Handoff.Task != c.task):
+				t.Errorf("summary %+v (%s), want task %q", r.Handoff, r.HandoffNote, c.task)
+			}
+			if !strings.Contains(r.HandoffNote, c.note) || c.note == "" && r.HandoffNote != "" {
+				t.Errorf("note %q, want %q", r.HandoffNote, c.note)
+			}
+		})
+	}
+	if r, _ := ParseReply("```json\n{\"learnings\":[],\"Handoff\":{\"Task\":\"Add it\",\"then\":\"Docs\"}}\n```"); r.Handoff == nil || r.Handoff.Direction != "Docs" {
+		t.Errorf("then is not taken for direction: %+v", r.Handoff)
+	}
+	// an object with neither learnings nor a handoff is no answer
+	if _, err := ParseReply(`{"status": "ok", "task": "x"}`); !errors.Is(err, ErrBadAnswer) {
+		t.Errorf("got %v, want ErrBadAnswer", err)
+	}
+}

@@ -32,6 +32,11 @@ func (x *auto) Extract(ctx context.Context, in Input) ([]Proposal, Usage, error)
 	return x.For(in.Entry.Harness).Extract(ctx, in)
 }
 
+// Reply is For(in.Entry)'s extractor's whole answer.
+func (x *auto) Reply(ctx context.Context, in Input) (Reply, Usage, error) {
+	return reply(ctx, x.For(in.Entry.Harness), in)
+}
+
 // For is the extractor auto uses for a capture of harness: the host's own CLI when it is on
 // PATH, the other host's when only that one is, else the heuristic.
 func (x *auto) For(harness string) Extractor {

@@ -6,10 +6,11 @@ package drain
 // failed one (related), a rerun of it (rerun) or a narrower look-up (lookup).
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 )
 
 // simple is one simple command of a shell line.
@@ -130,7 +131,7 @@ func splitShell(line string) []simple {
 	return out
 }
 
-var heredocRe = regexp.MustCompile(`<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?`)
+var heredocRe = lazyregexp.New(`<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?`)
 
 // stripHeredocs drops the bodies of here-documents (a commit message in
 // `git commit -m "$(cat <<'EOF' … EOF)"`): they are text, not commands.
@@ -171,7 +172,7 @@ func stripHeredocs(line string) string {
 }
 
 var (
-	assignRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	assignRe = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 	// wrappers run the command after them (and their own flags).
 	wrappers = map[string]bool{"sudo": true, "env": true, "time": true, "nohup": true, "exec": true, "nice": true,
 		"timeout": true, "xargs": true, "then": true, "do": true, "else": true, "!": true}
@@ -364,9 +365,9 @@ var lookupSub = func() map[string]bool {
 
 var (
 	// loopRe finds a shell loop, whose status says little about any one try.
-	loopRe = regexp.MustCompile(`(?:^|[;&|(\s])(?:for|while|until)\s[^;]*;\s*do\b`)
+	loopRe = lazyregexp.New(`(?:^|[;&|(\s])(?:for|while|until)\s[^;]*;\s*do\b`)
 	// probeRe finds what a wait loop tries: a probe, or a break once something answers.
-	probeRe = regexp.MustCompile(`\b(?:curl|wget|nc|pg_isready|mysqladmin|redis-cli|kubectl\s+(?:rollout\s+status|wait|get)|docker\s+(?:inspect|compose\s+ps))\b|\bbreak\b`)
+	probeRe = lazyregexp.New(`\b(?:curl|wget|nc|pg_isready|mysqladmin|redis-cli|kubectl\s+(?:rollout\s+status|wait|get)|docker\s+(?:inspect|compose\s+ps))\b|\bbreak\b`)
 )
 
 // benignExit reports whether a failed shell call only answered a question: a search that
@@ -550,7 +551,7 @@ func rawProgram(s simple) string {
 
 // unknownSubRe: the program said it has no such script, target, recipe or subcommand; then
 // any other one of the same program is the try that replaces it.
-var unknownSubRe = regexp.MustCompile(`(?i)missing script|no rule to make target|no such (?:command|subcommand|task|recipe)|unknown (?:command|subcommand|script|target)|does not contain recipe|couldn't find a script named|task ["']?[\w:.-]+["']? (?:does not exist|not found)|is not a (?:task|command|script)`)
+var unknownSubRe = lazyregexp.New(`(?i)missing script|no rule to make target|no such (?:command|subcommand|task|recipe)|unknown (?:command|subcommand|script|target)|does not contain recipe|couldn't find a script named|task ["']?[\w:.-]+["']? (?:does not exist|not found)|is not a (?:task|command|script)`)
 
 // related reports whether worked is evidently another try at what failed: the same
 // program and subcommand, one of the failed command's distinctive words (a file, a target,

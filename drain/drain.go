@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/transcript/redact"
@@ -71,6 +72,34 @@ type Existing struct {
 type Input struct {
 	Entry    *queue.Entry
 	Existing []Existing
+	// Handoff is the summary the entry's handoff holds now, cut from the transcript at
+	// capture, when the worker asks an LLM extractor to rewrite it in the same call: only
+	// when the entry's latest capture wrote the project and branch's current handoff.
+	Handoff *handoff.Summary
+}
+
+// Reply is an extractor's whole answer.
+type Reply struct {
+	Learnings []Proposal
+	// Handoff is the rewritten summary of the entry's handoff, checked (handoff.Summary.Check);
+	// nil when the answer has none, or one that cannot be used (HandoffNote says why).
+	Handoff     *handoff.Summary
+	HandoffNote string
+}
+
+// replier is an extractor whose answer may carry more than learnings (the LLM ones).
+type replier interface {
+	Reply(ctx context.Context, in Input) (Reply, Usage, error)
+}
+
+// reply runs ext and returns its whole answer; an extractor that only proposes learnings
+// answers no handoff summary.
+func reply(ctx context.Context, ext Extractor, in Input) (Reply, Usage, error) {
+	if r, ok := ext.(replier); ok {
+		return r.Reply(ctx, in)
+	}
+	props, u, err := ext.Extract(ctx, in)
+	return Reply{Learnings: props}, u, err
 }
 
 // Usage is what one extraction cost, for the daily caps.

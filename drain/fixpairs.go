@@ -6,11 +6,11 @@ package drain
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -190,7 +190,7 @@ func editTool(name string) bool {
 	return false
 }
 
-var editCmdRe = regexp.MustCompile(`(?:^|[;&|]\s*)(?:sed\s+(?:-[a-zA-Z]*i|--in-place)|perl\s+-[a-z]*p[a-z]*i|patch\b|git\s+(?:apply|am|checkout\s+--|restore|stash\s+pop|cherry-pick|revert)\b|gofmt\s+-w|goimports\s+-w|prettier\s+(?:--write|-w)|black\b|ruff\s+format|cargo\s+fmt|mix\s+format|rustfmt\b)`)
+var editCmdRe = lazyregexp.New(`(?:^|[;&|]\s*)(?:sed\s+(?:-[a-zA-Z]*i|--in-place)|perl\s+-[a-z]*p[a-z]*i|patch\b|git\s+(?:apply|am|checkout\s+--|restore|stash\s+pop|cherry-pick|revert)\b|gofmt\s+-w|goimports\s+-w|prettier\s+(?:--write|-w)|black\b|ruff\s+format|cargo\s+fmt|mix\s+format|rustfmt\b)`)
 
 // editsFiles reports whether a shell command changes source files (sed -i, a patch, a
 // formatter): the code, not the command, is what changed after it.
@@ -257,14 +257,14 @@ func fixTitle(failed, worked queue.Note) string {
 // read better whole).
 func pathOrFlag(w string) bool { return strings.HasPrefix(w, "-") || strings.ContainsAny(w, "/=") }
 
-var redirRe = regexp.MustCompile(`\s+(?:2>&1|&>\s*/dev/null|2?>\s*/dev/null)(?:\s|$)`)
+var redirRe = lazyregexp.New(`\s+(?:2>&1|&>\s*/dev/null|2?>\s*/dev/null)(?:\s|$)`)
 
 // quiet is a command line without the redirections that only route its output.
 func quiet(line string) string {
 	return strings.TrimSpace(redirRe.ReplaceAllString(strings.TrimSpace(line), " "))
 }
 
-var cdRe = regexp.MustCompile(`^cd\s+("[^"]+"|'[^']+'|\S+)\s*&&\s*(.+)$`)
+var cdRe = lazyregexp.New(`^cd\s+("[^"]+"|'[^']+'|\S+)\s*&&\s*(.+)$`)
 
 // cdSplit cuts `cd DIR && REST` into DIR (as a title shows it: its last element, or two
 // for a relative path) and REST.
@@ -393,9 +393,9 @@ func failureLine(n queue.Note) string {
 }
 
 var (
-	outputNoise = regexp.MustCompile(`(?i)^(?:exit code:? -?\d+|chunk id:.*|wall time:.*|process exited with code -?\d+|process running with session id.*|original token count:.*|total output lines:.*|output:|\[… \d+ characters cut …\]|[\s^~|.:-]*)$`)
-	errorCue    = regexp.MustCompile(`(?i)\b(?:errors?|err|fail(?:s|ed|ure|ing)?|fatal|panic(?:ked)?|cannot|can't|couldn't|unable|denied|not found|no such|undefined|invalid|unsupported|unknown|exception|traceback|refused|timed out|timeout|missing)\b`)
-	diagnostic  = regexp.MustCompile(`^[^\s:]+:\d+(?::\d+)?:`)
+	outputNoise = lazyregexp.New(`(?i)^(?:exit code:? -?\d+|chunk id:.*|wall time:.*|process exited with code -?\d+|process running with session id.*|original token count:.*|total output lines:.*|output:|\[… \d+ characters cut …\]|[\s^~|.:-]*)$`)
+	errorCue    = lazyregexp.New(`(?i)\b(?:errors?|err|fail(?:s|ed|ure|ing)?|fatal|panic(?:ked)?|cannot|can't|couldn't|unable|denied|not found|no such|undefined|invalid|unsupported|unknown|exception|traceback|refused|timed out|timeout|missing)\b`)
+	diagnostic  = lazyregexp.New(`^[^\s:]+:\d+(?::\d+)?:`)
 )
 
 // meaningfulLine is the line of a failure's output that says what went wrong: the first one
@@ -429,7 +429,8 @@ func isRejection(n queue.Note) bool {
 
 func shellTool(name string) bool {
 	switch strings.ToLower(name) {
-	case "bash", "shell", "exec_command", "shell_command", "local_shell_call", "container.exec":
+	case "bash", "shell", "exec_command", "shell_command", "local_shell_call", "container.exec",
+		"run_shell_command": // Gemini CLI's; Copilot CLI's is bash, Cursor's Shell
 		return true
 	}
 	return false

@@ -1,10 +1,10 @@
 package drain
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -18,7 +18,7 @@ import (
 
 // keyTermRe finds the precise terms of a text: code spans, flags, paths and file names,
 // dotted or snake/camel-case identifiers, ALL_CAPS variables, versions, error codes.
-var keyTermRe = regexp.MustCompile("`[^`\n]{2,120}`" +
+var keyTermRe = lazyregexp.New("`[^`\n]{2,120}`" +
 	`|(?:^|[\s(\[=])--?[A-Za-z][\w-]{1,40}` + // flags, where a flag starts
 	`|(?:[\w.-]+/)+[\w.-]+` + // paths
 	`|\b[\w-]+\.(?:go|ts|tsx|js|jsx|py|rs|rb|java|kt|json|ya?ml|toml|md|sh|sql|tf|lock|cfg|ini|env|txt|mod|sum)\b` + // file names

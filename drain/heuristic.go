@@ -51,6 +51,7 @@ import (
 	"strings"
 
 	"github.com/reflect-memory/reflect/correction"
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -389,7 +390,7 @@ func whatWorked(notes []queue.Note, t turn, fixes map[int]*fixChain) (string, bo
 	return clipWords(strings.Join(strings.Fields(conclusion), " "), hBodyWorked), true
 }
 
-var globalRe = regexp.MustCompile(`(?i)\b(?:in every project|every project|in all (?:my |of my |your )?(?:projects|repos|repositories)|all projects|across (?:all )?projects|every repo(?:sitory)?|everywhere)\b`)
+var globalRe = lazyregexp.New(`(?i)\b(?:in every project|every project|in all (?:my |of my |your )?(?:projects|repos|repositories)|all projects|across (?:all )?projects|every repo(?:sitory)?|everywhere)\b`)
 
 // saysGlobal: only a note that says in so many words that it holds in every project.
 func saysGlobal(s string) bool { return globalRe.MatchString(s) }

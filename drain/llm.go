@@ -9,12 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/reflect-memory/reflect/handoff"
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/internal/procgroup"
 	"github.com/reflect-memory/reflect/queue"
 )
@@ -85,15 +86,25 @@ func (x *childExtractor) LLM() bool    { return true }
 type commandInput struct {
 	Entry    *queue.Entry `json:"entry"`
 	Existing []Existing   `json:"existing"`
+	// Handoff is the offline summary of the entry's handoff, when the program may answer
+	// a rewritten one beside the learnings ({"learnings": [...], "handoff": {...}}).
+	Handoff *handoff.Summary `json:"handoff,omitempty"`
 }
 
 func (x *childExtractor) Extract(ctx context.Context, in Input) ([]Proposal, Usage, error) {
+	r, u, err := x.Reply(ctx, in)
+	return r.Learnings, u, err
+}
+
+// Reply runs the extraction and returns the whole answer: the learnings and, when in.Handoff
+// asked for it, the rewritten summary of the entry's handoff (the same call).
+func (x *childExtractor) Reply(ctx context.Context, in Input) (Reply, Usage, error) {
 	var usage Usage
 	if in.Entry == nil {
-		return nil, usage, fmt.Errorf("%s: the input has no queue entry", x.name)
+		return Reply{}, usage, fmt.Errorf("%s: the input has no queue entry", x.name)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, usage, err
+		return Reply{}, usage, err
 	}
 	var (
 		args   []string
@@ -125,9 +136,9 @@ func (x *childExtractor) Extract(ctx context.Context, in Input) ([]Proposal, Usa
 		if existing == nil {
 			existing = []Existing{}
 		}
-		data, err := json.Marshal(commandInput{Entry: in.Entry, Existing: existing})
+		data, err := json.Marshal(commandInput{Entry: in.Entry, Existing: existing, Handoff: in.Handoff})
 		if err != nil {
-			return nil, usage, fmt.Errorf("%s: encoding the input: %w", x.name, err)
+			return Reply{}, usage, fmt.Errorf("%s: encoding the input: %w", x.name, err)
 		}
 		stdin = append(data, '\n')
 		usage.InputTokens = len(data) / 4
@@ -141,7 +152,7 @@ func (x *childExtractor) Extract(ctx context.Context, in Input) ([]Proposal, Usa
 		usage.Calls = 1
 	}
 	if err != nil {
-		return nil, usage, err
+		return Reply{}, usage, err
 	}
 	stderr := res.stderr
 	if prompt != "" {
@@ -156,23 +167,23 @@ func (x *childExtractor) Extract(ctx context.Context, in Input) ([]Proposal, Usa
 		env, ok := claudeEnvelope(res.stdout)
 		switch {
 		case ok && (env.IsError || res.exit != 0):
-			return nil, usage, x.failure(res.exit, env.message()+"\n"+stderr)
+			return Reply{}, usage, x.failure(res.exit, env.message()+"\n"+stderr)
 		case ok:
 			text = env.Result
 		}
 	}
 	if res.exit != 0 {
-		return nil, usage, x.failure(res.exit, stderr+"\n"+headBytes(string(res.stdout), 2000))
+		return Reply{}, usage, x.failure(res.exit, stderr+"\n"+headBytes(string(res.stdout), 2000))
 	}
 	if strings.TrimSpace(text) == "" && pauseSigns.MatchString(strings.ToLower(stderr)) {
 		// nothing answered and the program complains about auth or billing on stderr
-		return nil, usage, x.failure(res.exit, stderr)
+		return Reply{}, usage, x.failure(res.exit, stderr)
 	}
-	props, err := ParseAnswer(text)
+	reply, err := ParseReply(text)
 	if err != nil {
-		return nil, usage, fmt.Errorf("%s: %w", x.name, err)
+		return Reply{}, usage, fmt.Errorf("%s: %w", x.name, err)
 	}
-	return props, usage, nil
+	return reply, usage, nil
 }
 
 // runResult is what a child run left behind.
@@ -279,13 +290,13 @@ func (x *childExtractor) failure(exit int, said string) error {
 
 // pauseSigns are what auth, login, quota and billing failures say. They are checked
 // before anything transient: "usage limit" and "insufficient_quota" come with a 429 too.
-var pauseSigns = regexp.MustCompile(`authenticat|unauthori[sz]ed|\bnot logged in|\blog ?in\b|/login|` +
+var pauseSigns = lazyregexp.New(`authenticat|unauthori[sz]ed|\bnot logged in|\blog ?in\b|/login|` +
 	`api[ _-]?key|\b40[13]\b|forbidden|quota|credit balance|billing|payment|\b402\b|` +
 	`usage limit|subscription|access denied`)
 
 // transientSigns name what is retried in the error message; a failure that matches
 // neither list is retried as well.
-var transientSigns = regexp.MustCompile(`overloaded|\b5\d\d\b|\b429\b|rate[ _-]?limit|timed? ?out|connection|temporar`)
+var transientSigns = lazyregexp.New(`overloaded|\b5\d\d\b|\b429\b|rate[ _-]?limit|timed? ?out|connection|temporar`)
 
 // failDetail renders what a program said as ": first meaningful text", one line, bounded.
 func failDetail(said string) string {
@@ -468,9 +479,23 @@ const promptOutro = `
 Reply now with the JSON object {"learnings": [...]} and nothing else.
 `
 
+// promptHandoff asks, in the same call, for the handoff's summary lines in plain words: the
+// next session is told them first. The facts (agent, time, branch, to-dos, files, failed
+// commands) are not the model's to write: they are not shown here and not read back.
+const promptHandoff = `
+Also: the next session in this project is told where this one left off. Its summary lines were cut from the session's own words:
+%s
+Rewrite them in plain words, for a colleague picking up the work: task (what the session set out to do), direction (what it turned to last, or ""), concluded (where it stopped and what is still wrong, or ""). One sentence each, at most %d characters; only what the session shows; no secrets. Add them to the same JSON object as "handoff": {"task": "…", "direction": "…", "concluded": "…"}.
+`
+
+const promptOutroHandoff = `
+Reply now with the JSON object {"learnings": [...], "handoff": {...}} and nothing else.
+`
+
 // BuildPrompt writes the prompt the claude and codex extractors send: what a good learning
 // is, the JSON answer wanted (the learning fields of a learning file), the existing learnings
-// to deduplicate against or supersede, and the entry's digest. The prompt is bounded
+// to deduplicate against or supersede, and the entry's digest; when in.Handoff is set, the
+// request for the handoff's summary in plain words, answered in the same JSON object. The prompt is bounded
 // (60 KB): the digest is clipped in the middle, keeping how the session began and ended.
 func BuildPrompt(in Input) string {
 	var b strings.Builder
@@ -501,10 +526,24 @@ func BuildPrompt(in Input) string {
 	}
 	b.WriteString("\n\n")
 
-	budget := maxPromptBytes - b.Len() - len(promptOutro)
+	tail := promptOutro
+	if in.Handoff != nil {
+		tail = handoffRequest(*in.Handoff) + promptOutroHandoff
+	}
+	budget := maxPromptBytes - b.Len() - len(tail)
 	b.WriteString(renderNotes(e.Digest.Notes, budget))
-	b.WriteString(promptOutro)
+	b.WriteString(tail)
 	return b.String()
+}
+
+// handoffRequest asks for the summary s rewritten (promptHandoff), each line as the
+// handoff holds it, clipped as a candidate's body is.
+func handoffRequest(s handoff.Summary) string {
+	var lines strings.Builder
+	fmt.Fprintf(&lines, "task: %s\n", noneIfEmpty(squeezeLine(s.Task, 600)))
+	fmt.Fprintf(&lines, "direction: %s\n", noneIfEmpty(squeezeLine(s.Direction, 600)))
+	fmt.Fprintf(&lines, "concluded: %s", noneIfEmpty(squeezeLine(s.Concluded, 600)))
+	return fmt.Sprintf(promptHandoff, lines.String(), handoff.MaxSummaryLine)
 }
 
 func noneIfEmpty(s string) string {

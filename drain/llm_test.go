@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -558,5 +559,34 @@ func TestBuildPromptEmpty(t *testing.T) {
 func TestNoEntryIsAnError(t *testing.T) {
 	if _, _, err := Claude(llmOpts()).Extract(context.Background(), Input{}); err == nil {
 		t.Fatal("want an error for an input without an entry")
+	}
+}
+
+// A command extractor asked for the handoff's summary gets it on stdin and answers it beside
+// the learnings; one not asked gets no handoff key.
+func TestCommandHandoffSummary(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "extract")
+	writeFile(t, path, []byte(`#!/bin/sh
+cat > "$(dirname "$0")/stdin.json"
+echo '{"learnings":[],"handoff":{"task":"Fix the OAuth state mismatch","concluded":"Decoding the state first fixed it"}}'
+`))
+	if err := os.Chmod(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := llmInput()
+	r, _, err := Command(path, llmOpts()).(replier).Reply(context.Background(), in)
+	if err != nil || r.Handoff == nil || r.Handoff.Task != "Fix the OAuth state mismatch" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if raw := readFile(t, filepath.Join(dir, "stdin.json")); strings.Contains(raw, `"handoff"`) {
+		t.Fatalf("not asked, but stdin has a handoff: %s", raw)
+	}
+	in.Handoff = &handoff.Summary{Task: "the OAuth redirect fails with state mismatch"}
+	if _, _, err := Command(path, llmOpts()).Extract(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	if raw := readFile(t, filepath.Join(dir, "stdin.json")); !strings.Contains(raw, `"handoff":{"task":"the OAuth redirect fails with state mismatch"}`) {
+		t.Fatalf("stdin %s", raw)
 	}
 }

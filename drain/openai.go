@@ -66,22 +66,28 @@ type chatResponse struct {
 }
 
 func (x *openAI) Extract(ctx context.Context, in Input) ([]Proposal, Usage, error) {
+	r, u, err := x.Reply(ctx, in)
+	return r.Learnings, u, err
+}
+
+// Reply is the whole answer: the learnings and the rewritten handoff summary when asked.
+func (x *openAI) Reply(ctx context.Context, in Input) (Reply, Usage, error) {
 	prompt := BuildPrompt(in)
 	usage := Usage{InputTokens: len(prompt) / 4}
 	body, err := json.Marshal(chatRequest{Model: x.opts.Model, Temperature: 0,
 		Messages: []chatMessage{{Role: "user", Content: prompt}}})
 	if err != nil {
-		return nil, usage, fmt.Errorf("%s: encoding the request: %w", x.name, err)
+		return Reply{}, usage, fmt.Errorf("%s: encoding the request: %w", x.name, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, x.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, usage, fmt.Errorf("%s: %w: %v", x.name, ErrPause, err)
+		return Reply{}, usage, fmt.Errorf("%s: %w: %v", x.name, ErrPause, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if name := x.opts.KeyEnv; name != "" {
 		key := os.Getenv(name)
 		if key == "" {
-			return nil, usage, fmt.Errorf("%s: %w: $%s (drain.key_env) is empty; export the API key in it", x.name, ErrPause, name)
+			return Reply{}, usage, fmt.Errorf("%s: %w: $%s (drain.key_env) is empty; export the API key in it", x.name, ErrPause, name)
 		}
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
@@ -89,39 +95,39 @@ func (x *openAI) Extract(ctx context.Context, in Input) ([]Proposal, Usage, erro
 	resp, err := x.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, usage, fmt.Errorf("%s: %w", x.name, ctx.Err())
+			return Reply{}, usage, fmt.Errorf("%s: %w", x.name, ctx.Err())
 		}
-		return nil, usage, fmt.Errorf("%s: %w: %s after %s", x.name, ErrTransient, redactKey(err.Error(), x.opts.KeyEnv), time.Since(start).Round(time.Millisecond))
+		return Reply{}, usage, fmt.Errorf("%s: %w: %s after %s", x.name, ErrTransient, redactKey(err.Error(), x.opts.KeyEnv), time.Since(start).Round(time.Millisecond))
 	}
 	defer resp.Body.Close()
 	usage.Calls = 1
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxStdout+1))
 	if err != nil {
-		return nil, usage, fmt.Errorf("%s: %w: reading the answer: %v", x.name, ErrTransient, err)
+		return Reply{}, usage, fmt.Errorf("%s: %w: reading the answer: %v", x.name, ErrTransient, err)
 	}
 	if len(data) > maxStdout {
-		return nil, usage, fmt.Errorf("%s: %w: the answer is longer than %d bytes", x.name, ErrBadAnswer, maxStdout)
+		return Reply{}, usage, fmt.Errorf("%s: %w: the answer is longer than %d bytes", x.name, ErrBadAnswer, maxStdout)
 	}
 	var cr chatResponse
 	jerr := json.Unmarshal(data, &cr)
 	if resp.StatusCode != http.StatusOK {
 		usage.InputTokens = 0 // a refused request read nothing: a call, no tokens
-		return nil, usage, x.httpFailure(resp.StatusCode, cr, data)
+		return Reply{}, usage, x.httpFailure(resp.StatusCode, cr, data)
 	}
 	if jerr != nil {
-		return nil, usage, fmt.Errorf("%s: %w: the response is not chat-completions JSON: %s", x.name, ErrBadAnswer, quoteAnswerHead(string(data)))
+		return Reply{}, usage, fmt.Errorf("%s: %w: the response is not chat-completions JSON: %s", x.name, ErrBadAnswer, quoteAnswerHead(string(data)))
 	}
 	if cr.Usage != nil && cr.Usage.PromptTokens > 0 {
 		usage.InputTokens = cr.Usage.PromptTokens // what the endpoint counted, not our estimate
 	}
 	if len(cr.Choices) == 0 {
-		return nil, usage, fmt.Errorf("%s: %w: the response has no choices", x.name, ErrBadAnswer)
+		return Reply{}, usage, fmt.Errorf("%s: %w: the response has no choices", x.name, ErrBadAnswer)
 	}
-	props, err := ParseAnswer(cr.Choices[0].Message.Content)
+	reply, err := ParseReply(cr.Choices[0].Message.Content)
 	if err != nil {
-		return nil, usage, fmt.Errorf("%s: %w", x.name, err)
+		return Reply{}, usage, fmt.Errorf("%s: %w", x.name, err)
 	}
-	return props, usage, nil
+	return reply, usage, nil
 }
 
 // httpFailure classifies an answer that is not 200: the key or the account needs a person

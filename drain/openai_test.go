@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reflect-memory/reflect/handoff"
 )
 
 // chatServer answers like an OpenAI-compatible chat-completions endpoint: status and body
@@ -126,5 +128,21 @@ func TestOpenAIExtractor(t *testing.T) {
 				t.Errorf("usage %+v, want %d tokens", usage, wantTokens)
 			}
 		})
+	}
+}
+
+// An OpenAI-compatible endpoint asked for the handoff's summary is asked in the one request
+// and its answer's summary is read.
+func TestOpenAIHandoffSummary(t *testing.T) {
+	s := &chatServer{status: http.StatusOK, body: chatAnswer(`{"learnings":[],"handoff":{"task":"Fix the OAuth state mismatch"}}`, 900)}
+	url := s.start(t)
+	in := llmInput()
+	in.Handoff = &handoff.Summary{Task: "the OAuth redirect fails with state mismatch"}
+	r, u, err := OpenAI(url, llmOpts()).(replier).Reply(context.Background(), in)
+	if err != nil || r.Handoff == nil || r.Handoff.Task != "Fix the OAuth state mismatch" || u.Calls != 1 {
+		t.Fatalf("%+v %+v %v", r, u, err)
+	}
+	if !strings.Contains(s.last.text, "task: the OAuth redirect fails with state mismatch") {
+		t.Errorf("the request does not show the summary to rewrite")
 	}
 }

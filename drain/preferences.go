@@ -4,13 +4,13 @@ package drain
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/reflect-memory/reflect/correction"
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -92,7 +92,7 @@ var (
 		"then", "again", "actually", "really", "seriously", "hey", "like i said", "as i said", "i said", "once more"}
 	instrVerbs = []string{"use", "don't", "dont", "do not", "never", "always", "stop", "avoid", "prefer"}
 	instrNeg   = []string{"don't", "dont", "do not", "never", "stop", "avoid"}
-	sentenceRe = regexp.MustCompile(`[.!?;]+(?:\s+|$)`)
+	sentenceRe = lazyregexp.New(`[.!?;]+(?:\s+|$)`)
 )
 
 // instructions returns the imperative clauses of a prompt, as written: per sentence, the
@@ -161,7 +161,7 @@ func imperativeClause(s string) string {
 }
 
 // contrastRe: one or two words, perhaps "please", then ", not" and the thing not to use.
-var contrastRe = regexp.MustCompile(`^([\w./@-]+(?: [\w./@-]+)?)(?: please| pls)?, not ([\w./@-]+)`)
+var contrastRe = lazyregexp.New(`^([\w./@-]+(?: [\w./@-]+)?)(?: please| pls)?, not ([\w./@-]+)`)
 
 func negative(s string) bool {
 	lo := strings.ToLower(s)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reflect-memory/reflect/handoff"
+
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -77,5 +79,33 @@ func TestRenderNoteKinds(t *testing.T) {
 		if got := renderNote(1, tt.n); !strings.Contains(got, tt.want) {
 			t.Errorf("renderNote = %q, want %q in it", got, tt.want)
 		}
+	}
+}
+
+// With a handoff to rewrite, the same prompt asks for its summary in the same answer, shows
+// the capture's lines and none of the facts; without one, it is the golden prompt.
+func TestBuildPromptAsksForTheHandoffSummary(t *testing.T) {
+	in := llmInput()
+	plain := BuildPrompt(in)
+	if strings.Contains(plain, `"handoff"`) {
+		t.Fatal("a prompt with no handoff to rewrite asks for one")
+	}
+	in.Handoff = &handoff.Summary{Task: "add a refunded_at column", Concluded: "The backfill test still fails"}
+	got := BuildPrompt(in)
+	for _, want := range []string{
+		"task: add a refunded_at column\ndirection: (none)\nconcluded: The backfill test still fails\n",
+		`"handoff": {"task": "…", "direction": "…", "concluded": "…"}`,
+		"at most 300 characters",
+		`Reply now with the JSON object {"learnings": [...], "handoff": {...}} and nothing else.`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the prompt does not say %q", want)
+		}
+	}
+	if !strings.HasPrefix(got, strings.TrimSuffix(plain, promptOutro)) {
+		t.Error("the handoff request changed the rest of the prompt")
+	}
+	if len(got) > maxPromptBytes {
+		t.Errorf("the prompt is %d bytes, over %d", len(got), maxPromptBytes)
 	}
 }

@@ -32,13 +32,13 @@ package drain
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 )
 
 // lesson is what a learning or a proposal says.
@@ -252,16 +252,16 @@ func (c *claims) addValue(v value) {
 }
 
 var (
-	plainWord  = regexp.MustCompile(`^[a-z]+$`)
-	codeSpan   = regexp.MustCompile("(`+)([^`\n]+?)(`+)")
-	italicLine = regexp.MustCompile(`^_[^_].*_$`)
-	numberRe   = regexp.MustCompile(`^\d+(?:[.,]\d+)*$`)
-	versionRe  = regexp.MustCompile(`^[vV]\d+(?:\.\d+)*(?:[-+][\w.]+)?$`)
-	unitRe     = regexp.MustCompile(`^(\d+(?:\.\d+)?)([A-Za-z]+|%)$`)
-	settingRe  = regexp.MustCompile(`^[A-Za-z_][\w.]*=\S+$`)
-	flagRe     = regexp.MustCompile(`^--?[A-Za-z][\w-]*(?:=\S+)?$`)
-	identRe    = regexp.MustCompile(`^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*$`)
-	camelRe    = regexp.MustCompile(`[a-z][A-Z]`)
+	plainWord  = lazyregexp.New(`^[a-z]+$`)
+	codeSpan   = lazyregexp.New("(`+)([^`\n]+?)(`+)")
+	italicLine = lazyregexp.New(`^_[^_].*_$`)
+	numberRe   = lazyregexp.New(`^\d+(?:[.,]\d+)*$`)
+	versionRe  = lazyregexp.New(`^[vV]\d+(?:\.\d+)*(?:[-+][\w.]+)?$`)
+	unitRe     = lazyregexp.New(`^(\d+(?:\.\d+)?)([A-Za-z]+|%)$`)
+	settingRe  = lazyregexp.New(`^[A-Za-z_][\w.]*=\S+$`)
+	flagRe     = lazyregexp.New(`^--?[A-Za-z][\w-]*(?:=\S+)?$`)
+	identRe    = lazyregexp.New(`^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*$`)
+	camelRe    = lazyregexp.New(`[a-z][A-Z]`)
 )
 
 // oldProseLimit bounds how much of an existing learning's prose is read word by word: 0.4 ms

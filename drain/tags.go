@@ -3,11 +3,11 @@ package drain
 // Tags, entities and files: what the commands and the prose of a proposal name (collector).
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -98,7 +98,7 @@ func namedTools(s string) []string {
 	return out
 }
 
-var backticked = regexp.MustCompile("`([^`\n]+)`")
+var backticked = lazyregexp.New("`([^`\n]+)`")
 
 // prose records a note or prompt: its tools and files, and tags from its tools and topics.
 func (c *collector) prose(s string) {
@@ -147,12 +147,12 @@ func (c *collector) entities() []string {
 }
 
 var (
-	cmdSplit = regexp.MustCompile(`&&|\|\||[;|&\n]`)
-	redirect = regexp.MustCompile(`\d*>&\d+|&>`)
-	cmdName  = regexp.MustCompile(`^[a-z][a-z0-9._+-]*$`)
+	cmdSplit = lazyregexp.New(`&&|\|\||[;|&\n]`)
+	redirect = lazyregexp.New(`\d*>&\d+|&>`)
+	cmdName  = lazyregexp.New(`^[a-z][a-z0-9._+-]*$`)
 	// runners run the program named after them: the program is the lesson's subject.
 	runners   = map[string]bool{"npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true}
-	assign    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	assign    = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 	wrapCmds  = map[string]bool{"sudo": true, "env": true, "time": true, "nohup": true, "exec": true, "command": true}
 	plainCmds = map[string]bool{"cd": true, "rm": true, "echo": true, "cat": true, "ls": true, "mkdir": true, "cp": true,
 		"mv": true, "true": true, "false": true, "export": true, "set": true, "sleep": true, "touch": true, "pwd": true,
@@ -219,9 +219,9 @@ func proseWords(s string) []string {
 
 var (
 	pathTrim   = "\"'`()[]{}<>,;!?*"
-	lineSuffix = regexp.MustCompile(`(?::\d+)+:?$`)
-	slashPath  = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_.-]+)+/?$`)
-	filePath   = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*\.(?:go|mod|sum|md|js|mjs|cjs|ts|tsx|jsx|json|ya?ml|toml|py|rb|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|sql|html|css|scss|lock|txt|proto|gradle|xml|ini|cfg|conf|tf|vue|svelte)$`)
+	lineSuffix = lazyregexp.New(`(?::\d+)+:?$`)
+	slashPath  = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_.-]+)+/?$`)
+	filePath   = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*\.(?:go|mod|sum|md|js|mjs|cjs|ts|tsx|jsx|json|ya?ml|toml|py|rb|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|sql|html|css|scss|lock|txt|proto|gradle|xml|ini|cfg|conf|tf|vue|svelte)$`)
 	notPaths   = map[string]bool{"and/or": true, "input/output": true, "read/write": true, "true/false": true, "yes/no": true,
 		"on/off": true, "ci/cd": true, "i/o": true, "n/a": true, "client/server": true}
 )

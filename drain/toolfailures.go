@@ -7,15 +7,15 @@ package drain
 import (
 	"encoding/json"
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/queue"
 )
 
-var searchCmdRe = regexp.MustCompile(`\b(?:grep|rg|ag|jq)\b`)
+var searchCmdRe = lazyregexp.New(`\b(?:grep|rg|ag|jq)\b`)
 
-var tooLargeRe = regexp.MustCompile(`(?i)exceeds maximum allowed (?:tokens|size)|file content \([^)]*\) exceeds`)
+var tooLargeRe = lazyregexp.New(`(?i)exceeds maximum allowed (?:tokens|size)|file content \([^)]*\) exceeds`)
 
 // jsonField is a string field of a tool call's JSON input.
 func jsonField(input, key string) string {
@@ -103,7 +103,7 @@ func firstProgram(line string) string {
 	return "shell"
 }
 
-var hookErrorRe = regexp.MustCompile(`^(PreToolUse|PermissionRequest|UserPromptSubmit):?(\S*) hook error: \[([^\]]*)\]:\s*`)
+var hookErrorRe = lazyregexp.New(`^(PreToolUse|PermissionRequest|UserPromptSubmit):?(\S*) hook error: \[([^\]]*)\]:\s*`)
 
 // hookReason is the reason a hook gave for refusing a tool call, and the hook's command.
 func hookReason(n queue.Note) (reason, hook string, ok bool) {
@@ -157,12 +157,12 @@ func hookTitle(reason string) string {
 }
 
 var (
-	hookFeedbackRe = regexp.MustCompile(`^[A-Za-z]+(?::\S+)? hook feedback:\s*`)
-	hookCmdRe      = regexp.MustCompile(`^\[([^\]]*)\]:\s*`)
+	hookFeedbackRe = lazyregexp.New(`^[A-Za-z]+(?::\S+)? hook feedback:\s*`)
+	hookCmdRe      = lazyregexp.New(`^\[([^\]]*)\]:\s*`)
 	// ruleCue: a hook's message that asks for something, as a rule does.
-	ruleCue = regexp.MustCompile(`(?i)\b(?:must|please|before|required?|not allowed|don't|do not|never|always|should|commit|delete|remove|run|need to|needs to)\b`)
+	ruleCue = lazyregexp.New(`(?i)\b(?:must|please|before|required?|not allowed|don't|do not|never|always|should|commit|delete|remove|run|need to|needs to)\b`)
 	// listTail: "…: a.py, b.csv" names this session's files, not the rule.
-	listTail = regexp.MustCompile(`:\s*\S+(?:,\s*\S+)*$`)
+	listTail = lazyregexp.New(`:\s*\S+(?:,\s*\S+)*$`)
 )
 
 // hookNoteRule is a hook's feedback to the agent (a Stop hook refusing to let it end its

@@ -6,11 +6,11 @@ package drain
 // into words), the tools named.
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -45,11 +45,11 @@ func (t *triggerSet) identifier(id string) {
 }
 
 var (
-	identWordRe = regexp.MustCompile(`[A-Z]+[a-z0-9]*|[a-z0-9]+`)
+	identWordRe = lazyregexp.New(`[A-Z]+[a-z0-9]*|[a-z0-9]+`)
 	// identTokRe: a word that names something in code or infrastructure — an identifier with an
 	// inner capital or underscore, a name with dashes and digits (eu-west-1), a version, a
 	// file name.
-	identTokRe = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9]*(?:[_A-Z][A-Za-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)+|[A-Z]{2,}[A-Z0-9]*|v?\d+(?:\.\d+)+)$`)
+	identTokRe = lazyregexp.New(`^(?:[A-Za-z_][A-Za-z0-9]*(?:[_A-Z][A-Za-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)+|[A-Z]{2,}[A-Z0-9]*|v?\d+(?:\.\d+)+)$`)
 )
 
 // splitIdentifier is the words of an identifier, lower-case.
@@ -107,8 +107,8 @@ func fixTriggers(notes []queue.Note, fc *fixChain) []string {
 }
 
 var (
-	errorCodeRe = regexp.MustCompile(`\b(?:[A-Z]{1,5}\d{3,5}|E[A-Z]{4,}|[A-Z][A-Za-z]+(?:Error|Exception|Exit|Panic))\b`)
-	quotedRe    = regexp.MustCompile(`"([^"\s][^"]{1,38})"|'([^'\s][^']{1,38})'|‘([^’]{2,38})’`)
+	errorCodeRe = lazyregexp.New(`\b(?:[A-Z]{1,5}\d{3,5}|E[A-Z]{4,}|[A-Z][A-Za-z]+(?:Error|Exception|Exit|Panic))\b`)
+	quotedRe    = lazyregexp.New(`"([^"\s][^"]{1,38})"|'([^'\s][^']{1,38})'|‘([^’]{2,38})’`)
 )
 
 // errorTriggers adds the fragments of a failure's error that a person would search for:
@@ -156,11 +156,11 @@ func commandTriggers(t *triggerSet, line string) {
 
 var (
 	// fragmentNoise are the parts of an error line that change from run to run.
-	fragmentNoise = regexp.MustCompile(`(?i)(?:/[^\s:'"]+)+|\b0x[0-9a-f]+\b|\b\d+(?:\.\d+)?m?s\b|^[^\s:]+:\d+(?::\d+)?:\s*|^\s*(?:error|fatal|err)(?:\[\w+\])?:\s*|^-+\s*|\.{3,}`)
+	fragmentNoise = lazyregexp.New(`(?i)(?:/[^\s:'"]+)+|\b0x[0-9a-f]+\b|\b\d+(?:\.\d+)?m?s\b|^[^\s:]+:\d+(?::\d+)?:\s*|^\s*(?:error|fatal|err)(?:\[\w+\])?:\s*|^-+\s*|\.{3,}`)
 	// specificError: a line that says what went wrong, not only that something did.
-	specificError = regexp.MustCompile(`(?i)\b(?:not found|no such|does not exist|doesn't exist|cannot|can't|couldn't|unable|denied|refused|missing|not installed|undefined|unresolved|unsupported|unknown|invalid|required|not allowed|permission|timed out|no module|[a-z]+(?:error|exception)\b|error\[|error:|fatal:)`)
+	specificError = lazyregexp.New(`(?i)\b(?:not found|no such|does not exist|doesn't exist|cannot|can't|couldn't|unable|denied|refused|missing|not installed|undefined|unresolved|unsupported|unknown|invalid|required|not allowed|permission|timed out|no module|[a-z]+(?:error|exception)\b|error\[|error:|fatal:)`)
 	// genericLine: a line that only says something failed.
-	genericLine = regexp.MustCompile(`(?i)^(?:-+ )?(?:fail(?:ed)?|error|exit code|traceback|ok|=+)\b`)
+	genericLine = lazyregexp.New(`(?i)^(?:-+ )?(?:fail(?:ed)?|error|exit code|traceback|ok|=+)\b`)
 )
 
 // errorLine is the line of a failure's output that best says what went wrong: the first

@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
@@ -82,6 +84,9 @@ type EntryResult struct {
 	// Ungrounded are proposals of a model dropped because most of the precise terms they
 	// name (commands, paths, identifiers) appear nowhere in the session ("title: terms").
 	Ungrounded []string `json:"ungrounded,omitempty"`
+	// Handoff says what became of the handoff summary the model was asked to rewrite: the
+	// path rewritten, or why the capture's lines stayed. Empty when none was asked for.
+	Handoff string `json:"handoff,omitempty"`
 }
 
 // Report is what a drain run did.
@@ -262,8 +267,12 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 	existing = touched(w.r, proj, e, existing, paths)
 	markStale(w.r, proj, existing, paths)
 	in := Input{Entry: e, Existing: existing}
+	if ext.LLM() {
+		in.Handoff = w.handoffSummary(e)
+	}
 	res.Extractor = ext.Name()
-	props, attempts, err := w.extract(ctx, ext, in)
+	answer, attempts, err := w.extract(ctx, ext, in)
+	props := answer.Learnings
 	res.Attempts = attempts
 	switch {
 	case errors.Is(err, ErrPause):
@@ -272,6 +281,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		setPause(w.r, Pause{Since: w.o.Now().UTC(), Extractor: ext.Name(), Reason: reason})
 		ext, res.Extractor, res.Note = w.heuristic, w.heuristic.Name(), "LLM paused: "+reason
 		props, _, err = ext.Extract(ctx, in)
+		answer, in.Handoff = Reply{}, nil
 	case errors.Is(err, errCapped):
 		return res, err.Error(), nil
 	case ctx.Err() != nil:
@@ -297,10 +307,50 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		props = dropUngrounded(props, e, &res)
 	}
 	anchorProposals(proj, e, props)
-	if err := w.apply(ctx, it, ext.Name(), props, paths, &res); err != nil {
+	var summary *handoff.Summary
+	if in.Handoff != nil {
+		summary = answer.Handoff
+		if summary == nil {
+			res.Handoff = "kept the capture's summary: " + cmp.Or(answer.HandoffNote, "the answer has none")
+		} else if ok, missing := summaryGrounded(*summary, *in.Handoff, e); !ok {
+			summary = nil
+			res.Handoff = "kept the capture's summary: the model's names what the session does not show (" + strings.Join(missing[:min(len(missing), 4)], ", ") + ")"
+		}
+	}
+	if err := w.apply(ctx, it, ext.Name(), props, summary, paths, &res); err != nil {
 		return res, "", fmt.Errorf("commit what %s made of %s: %w", ext.Name(), e.ID, err)
 	}
 	return res, "", nil
+}
+
+// handoffSummary is the summary of the handoff the entry's latest capture wrote, when it is
+// still the project and branch's current one (handoff.Current) and handoffs are on: the
+// model is asked to rewrite it. nil otherwise: a newer session's handoff is not offered.
+func (w *worker) handoffSummary(e *queue.Entry) *handoff.Summary {
+	if !w.r.Config().Handoff.Enabled || e.Project == "" || e.Project == learnings.Global || e.Session == "" {
+		return nil
+	}
+	h, _, err := handoff.Read(w.r, e.Project, e.Branch)
+	if err != nil || h == nil {
+		return nil
+	}
+	if ok, _ := handoff.Current(h, handoffCapture(e)); !ok {
+		return nil
+	}
+	s := handoff.SummaryOf(h)
+	return &s
+}
+
+// summaryGrounded holds a rewritten summary to the grounding check of a model's learnings
+// (grounded): the precise terms it names must mostly stand in the entry's digest or in the
+// lines it rewrites (the task may come from an earlier capture of the session).
+func summaryGrounded(s, was handoff.Summary, e *queue.Entry) (bool, []string) {
+	shown := digestText(e) + squash(was.Task+"\n"+was.Direction+"\n"+was.Concluded) + " "
+	return grounded(Proposal{Title: s.Task, Body: s.Direction + "\n" + s.Concluded}, shown)
+}
+
+func handoffCapture(e *queue.Entry) handoff.Capture {
+	return handoff.Capture{Project: e.Project, Branch: e.Branch, Harness: e.Harness, Session: e.Session, Updated: e.Updated}
 }
 
 var errCapped = errors.New("daily cap")
@@ -315,11 +365,11 @@ func (w *worker) capped() string {
 
 // extract runs the extractor with retries: transient failures and unusable answers are
 // tried again after a growing wait, up to drain.attempts; a pause is not retried.
-func (w *worker) extract(ctx context.Context, ext Extractor, in Input) ([]Proposal, int, error) {
+func (w *worker) extract(ctx context.Context, ext Extractor, in Input) (Reply, int, error) {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = w.o.RetryWait, time.Minute, 0
 	attempts := 0
-	var props []Proposal
+	var answer Reply
 	op := func() error {
 		if attempts > 0 && ext.LLM() {
 			if why := w.capped(); why != "" {
@@ -327,7 +377,7 @@ func (w *worker) extract(ctx context.Context, ext Extractor, in Input) ([]Propos
 			}
 		}
 		attempts++
-		p, u, err := ext.Extract(ctx, in)
+		a, u, err := reply(ctx, ext, in)
 		if u.Calls > 0 || u.InputTokens > 0 {
 			addUsage(w.r, w.o.Now(), u)
 		}
@@ -338,11 +388,11 @@ func (w *worker) extract(ctx context.Context, ext Extractor, in Input) ([]Propos
 			}
 			return err
 		}
-		props = p
+		answer = a
 		return nil
 	}
 	err := backoff.Retry(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(max(0, w.cfg.Attempts-1))), ctx))
-	return props, attempts, err
+	return answer, attempts, err
 }
 
 // candidates are the learnings of the entry's project (and global ones) that its prompts
@@ -383,16 +433,21 @@ func candidates(ctx context.Context, r *gitstore.Repo, e *queue.Entry) ([]Existi
 	return out, paths
 }
 
-// apply commits what an extraction found, with the entry's removal, as one commit.
-func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, props []Proposal, paths map[string]string, res *EntryResult) error {
+// apply commits what an extraction found, with the entry's removal, as one commit; with
+// summary, the model's rewrite of the summary lines of the handoff the entry's capture wrote
+// (handoff.Rewrite: never its facts, never another capture's handoff).
+func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, props []Proposal, summary *handoff.Summary, paths map[string]string, res *EntryResult) error {
 	e := it.Entry
 	now := w.o.Now()
 	host, _ := os.Hostname()
 	for i := range props {
 		props[i].redact()
 	}
+	var rewrote handoff.Written
+	handoffWas := res.Handoff
 	_, err := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		res.Learned, res.Merged, res.Superseded, res.NotMerged = nil, nil, nil, nil // fn may run again
+		rewrote, res.Handoff = handoff.Written{}, handoffWas
 		if _, err := tx.Read(it.Path); err != nil {
 			res.Note = "gone from the queue meanwhile"
 			return "", nil
@@ -470,9 +525,31 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 			made = append(made, l)
 			res.Learned = append(res.Learned, l.ID)
 		}
+		if summary != nil {
+			hw, err := handoff.Rewrite(tx, handoffCapture(e), *summary, extractor)
+			switch {
+			case err != nil:
+				// the learnings go on without it: the capture's summary stays
+				w.o.Log.Warn("handoff summary not rewritten", "entry", e.ID, "err", err)
+				res.Handoff = "kept the capture's summary: " + err.Error()
+			case hw.Path == "":
+				res.Handoff = "kept the capture's summary: " + hw.Skipped
+			default:
+				rewrote, res.Handoff = hw, hw.Path
+			}
+		}
 		tx.Delete(it.Path)
-		return commitMessage(e, extractor, made, res), nil
+		msg := commitMessage(e, extractor, made, res)
+		if rewrote.Path != "" {
+			msg += fmt.Sprintf("\n\nhandoff: the summary of %s rewritten by %s", rewrote.Path, extractor)
+		}
+		return msg, nil
 	})
+	if err == nil && rewrote.Path != "" {
+		if rerr := handoff.RecordWritten(w.r, rewrote.Path, rewrote.Blob); rerr != nil {
+			w.o.Log.Warn("record the handoff written here", "err", rerr)
+		}
+	}
 	return err
 }
 

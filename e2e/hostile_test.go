@@ -17,7 +17,10 @@ import (
 )
 
 var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure",
-	"PreCompact", "Stop", "SessionEnd", "Notification", "SubagentStop", "PreToolUse", "Bogus", ""}
+	"PreCompact", "Stop", "SessionEnd", "Notification", "SubagentStop", "PreToolUse", "Bogus", "",
+	// Gemini CLI's, Copilot CLI's and Cursor's own
+	"BeforeAgent", "AfterAgent", "AfterTool", "PreCompress", "sessionStart", "userPromptSubmitted",
+	"postToolUse", "postToolUseFailure", "agentStop", "preCompact", "sessionEnd", "beforeSubmitPrompt", "stop"}
 
 // hostilePayloads returns at least n payloads that no host sends: truncated, mistyped,
 // huge, non-UTF-8, pointing at missing or dangerous transcripts.
@@ -38,10 +41,16 @@ func hostilePayloads(rng *rand.Rand, dir string, n int) [][]byte {
 			"hook_event_name": ev,
 		}
 		for _, k := range []string{"prompt", "tool_name", "tool_input", "tool_response", "error", "trigger", "reason",
-			"last_assistant_message", "stop_hook_active", "source", "model", "turn_id"} {
+			"last_assistant_message", "stop_hook_active", "source", "model", "turn_id",
+			// the other hosts' fields
+			"prompt_response", "conversation_id", "workspace_roots", "tool_output", "sessionId", "transcriptPath",
+			"toolName", "toolArgs", "toolResult", "cursor_version", "timestamp", "permission_mode"} {
 			if rng.IntN(3) == 0 {
 				p[k] = pick(weird)
 			}
+		}
+		if rng.IntN(5) == 0 { // a path where the other hosts name it
+			p[pick([]any{"transcriptPath", "workspace_roots", "conversation_id", "sessionId"}).(string)] = pick(append(paths, []any{dir}))
 		}
 		if rng.IntN(4) == 0 {
 			p["prompt"] = pick([]any{"remember: never commit .env files", "no, use pnpm instead", "wrong, that broke the build"})
@@ -65,6 +74,18 @@ func hostilePayloads(rng *rand.Rand, dir string, n int) [][]byte {
 // TestHooksSurviveHostilePayloads: every hostile payload exits 0 inside the deadline, with
 // empty stdout or one JSON object the hosts accept, and the repository stays sound.
 func TestHooksSurviveHostilePayloads(t *testing.T) {
+	surviveHostile(t, []string{"claude", "codex"})
+}
+
+// TestOtherHostsSurviveHostilePayloads: the same, through `reflect hook
+// gemini|copilot|cursor|opencode` (Copilot's and opencode's with an event in argv, or none,
+// or one they do not send). Gemini CLI blocks on
+// any exit code but 0 and 1, so exit 0 matters most there.
+func TestOtherHostsSurviveHostilePayloads(t *testing.T) {
+	surviveHostile(t, []string{"gemini", "copilot", "cursor", "opencode"})
+}
+
+func surviveHostile(t *testing.T, hosts []string) {
 	n := 1000
 	if testing.Short() {
 		n = 200
@@ -93,8 +114,12 @@ func TestHooksSurviveHostilePayloads(t *testing.T) {
 			defer wg.Done()
 			for i := range jobs {
 				h := homes[i%len(homes)]
-				harness := []string{"claude", "codex"}[i%2]
-				cmd := exec.Command(bin, "--home", h, "hook", harness)
+				harness := hosts[i%len(hosts)]
+				args := []string{"--home", h, "hook", harness}
+				if (harness == "copilot" || harness == "opencode") && i%3 != 0 {
+					args = append(args, hookEvents[(i/3)%len(hookEvents)])
+				}
+				cmd := exec.Command(bin, args...)
 				cmd.Env = environ
 				cmd.Stdin = bytes.NewReader(payloads[i])
 				var stdout, stderr bytes.Buffer
@@ -112,7 +137,7 @@ func TestHooksSurviveHostilePayloads(t *testing.T) {
 				if d > 3*time.Second {
 					t.Errorf("payload %d took %v", i, d)
 				}
-				if msg := checkHookOutput(stdout.Bytes()); msg != "" {
+				if msg := checkHookOutputOf(harness, stdout.Bytes()); msg != "" {
 					t.Errorf("payload %d: %s: %q", i, msg, stdout.String())
 				}
 			}
@@ -149,6 +174,61 @@ func TestHooksSurviveHostilePayloads(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "skipped") {
 		t.Fatalf("committed queue entries do not all load: %v\n%s", err, out)
 	}
+}
+
+// checkHookOutputOf returns what is wrong with the stdout of `reflect hook host`, or "":
+// Gemini CLI reads Claude Code's shape (its hookEventName its own event's); Copilot CLI a
+// top-level additionalContext on a session start (both shapes in its PascalCase dialect);
+// Cursor additional_context on a session start or a prompt.
+func checkHookOutputOf(host string, b []byte) string {
+	var top map[string]json.RawMessage
+	if len(bytes.TrimSpace(b)) > 0 && json.Unmarshal(b, &top) != nil {
+		return "stdout is not one JSON object"
+	}
+	switch host {
+	case "codex":
+		return checkHookOutput(b)
+	case "claude":
+		// a Claude Code entry that Cursor or Copilot CLI ran answers in that host's shape
+		if top["additional_context"] != nil && len(top) == 1 {
+			return ""
+		}
+		if top["additionalContext"] != nil {
+			return checkHookOutputOf("copilot", b)
+		}
+		return checkHookOutput(b)
+	case "gemini":
+		if len(top) == 0 {
+			return ""
+		}
+		var hso struct{ HookEventName string }
+		json.Unmarshal(top["hookSpecificOutput"], &hso)
+		if len(top) != 1 || (hso.HookEventName != "SessionStart" && hso.HookEventName != "BeforeAgent") {
+			return "not Gemini's shape for a session start or a prompt"
+		}
+	case "copilot":
+		for k := range top {
+			if k != "additionalContext" && k != "hookSpecificOutput" {
+				return "unknown key " + k
+			}
+		}
+		if len(top) > 0 && top["additionalContext"] == nil {
+			return "no top-level additionalContext"
+		}
+	case "cursor":
+		for k := range top {
+			if k != "additional_context" {
+				return "unknown key " + k
+			}
+		}
+	case "opencode": // what reflect's plugin reads
+		for k := range top {
+			if k != "additionalContext" {
+				return "unknown key " + k
+			}
+		}
+	}
+	return ""
 }
 
 // checkHookOutput returns what is wrong with a hook's stdout, or "".

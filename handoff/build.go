@@ -48,6 +48,7 @@ func Build(msgs []transcript.Message, m Meta, prev *Handoff) *Handoff {
 	if same {
 		h.Started, h.Messages, h.Prompts = prev.Started, prev.Messages, prev.Prompts
 		h.Task, h.Direction, h.Concluded = prev.Task, prev.Direction, prev.Concluded
+		h.SummaryBy = prev.SummaryBy // the task stays the rewritten one
 		h.Todos, h.Questions = prev.Todos, prev.Questions
 		h.Files = append([]string(nil), prev.Files...)
 		h.Unresolved = append([]Failure(nil), prev.Unresolved...)

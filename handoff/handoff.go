@@ -49,6 +49,10 @@ type Handoff struct {
 	Task      string `yaml:"task" json:"task"`
 	Direction string `yaml:"direction,omitempty" json:"direction,omitempty"`
 	Concluded string `yaml:"concluded,omitempty" json:"concluded,omitempty"`
+	// SummaryBy names the LLM extractor that rewrote the three lines above at a drain
+	// (Rewrite); empty while they are the capture's own, cut from the transcript. A later
+	// capture of the same session keeps the rewritten task and may replace the other two.
+	SummaryBy string `yaml:"summary_by,omitempty" json:"summary_by,omitempty"`
 	// Todos is the host's own to-do state, as its latest record had it: Claude Code's
 	// TodoWrite or task list (TaskCreate/TaskUpdate), Codex's update_plan.
 	Todos []Todo `yaml:"todos,omitempty" json:"todos,omitempty"`
@@ -168,7 +172,7 @@ func Parse(path string, data []byte) (*Handoff, error) {
 // clean drops control characters (an escape sequence a terminal or a model would act on)
 // from every text, keeping newlines and tabs: a handoff comes from a transcript or a remote.
 func (h *Handoff) clean() {
-	for _, s := range []*string{&h.Harness, &h.Session, &h.Machine, &h.Branch, &h.Commit, &h.Task, &h.Direction, &h.Concluded} {
+	for _, s := range []*string{&h.Harness, &h.Session, &h.Machine, &h.Branch, &h.Commit, &h.Task, &h.Direction, &h.Concluded, &h.SummaryBy} {
 		*s = printable(*s)
 	}
 	for i := range h.Todos {
@@ -237,6 +241,9 @@ func (h *Handoff) Markdown() string {
 	section("Task", quote(h.Task))
 	section("Then", quote(h.Direction))
 	section("Concluded", quote(h.Concluded))
+	if h.SummaryBy != "" {
+		fmt.Fprintf(&b, "\n(Summary lines rewritten by %s when the session was drained.)\n", h.SummaryBy)
+	}
 	if len(h.Todos) > 0 {
 		var t strings.Builder
 		for _, td := range h.Todos {
@@ -323,8 +330,9 @@ func HostName(harness string) string {
 }
 
 // Newer picks, of two versions of one handoff file, the one a merge keeps: the later
-// session (its updated time), then the larger bytes, so that every machine merging the same
-// two versions keeps the same one. The other stays in git history.
+// session (its updated time), then the version a drain rewrote the summary of, then the
+// larger bytes, so that every machine merging the same two versions keeps the same one.
+// The other stays in git history.
 func Newer(a, b []byte) []byte {
 	ha, ea := Parse("a", a)
 	hb, eb := Parse("b", b)
@@ -336,6 +344,10 @@ func Newer(a, b []byte) []byte {
 	case ea == nil && eb == nil && ha.Updated.After(hb.Updated):
 		return a
 	case ea == nil && eb == nil && hb.Updated.After(ha.Updated):
+		return b
+	case ea == nil && eb == nil && ha.SummaryBy != "" && hb.SummaryBy == "":
+		return a // the same capture, its summary rewritten by a drain on one side
+	case ea == nil && eb == nil && hb.SummaryBy != "" && ha.SummaryBy == "":
 		return b
 	}
 	if bytes.Compare(a, b) >= 0 {

@@ -1,4 +1,5 @@
-// Package history is the local archive of past Claude Code and Codex sessions and the
+// Package history is the local archive of past agent sessions (Claude Code, Codex, Gemini
+// CLI, Copilot CLI, Cursor, and opencode through its mirrors) and the
 // evidence search over it: `reflect history import` reads transcripts incrementally into
 // per-session message stores and a bleve index under .git/reflect/history/, and a search
 // answers a needle with windows of the original messages around each hit, grouped by

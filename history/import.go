@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reflect-memory/reflect/opencode"
 	"github.com/reflect-memory/reflect/transcript"
 	"github.com/reflect-memory/reflect/transcript/redact"
 )
@@ -25,6 +26,15 @@ type ImportOptions struct {
 	// ClaudeDir is Claude Code's projects folder (~/.claude/projects), CodexDir Codex's
 	// sessions folder (~/.codex/sessions); "" skips one. Both are walked for *.jsonl.
 	ClaudeDir, CodexDir string
+	// GeminiDir is Gemini CLI's ~/.gemini/tmp (its chats/ folders are read), CopilotDir
+	// Copilot CLI's ~/.copilot/session-state, CursorDir Cursor's ~/.cursor/projects (its
+	// agent-transcripts/ folders are read); "" skips one.
+	GeminiDir, CopilotDir, CursorDir string
+	// OpencodeMirrors is where opencode's sessions are mirrored as JSON lines (package
+	// opencode), from its database OpencodeDB and its older storage OpencodeStorage; the
+	// sessions changed since Since are mirrored first, then the mirrors are read as
+	// transcripts. "" skips opencode.
+	OpencodeMirrors, OpencodeDB, OpencodeStorage string
 	// Files, when set, are the only transcripts read (the Stop hook's one transcript);
 	// the folders are not walked and Since does not apply.
 	Files []string
@@ -117,6 +127,12 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 		return nil, err
 	}
 	rep := &Report{Folders: []Folder{}, SkippedFiles: []SkippedFile{}, SkippedLines: map[string]int{}, Torn: []string{}}
+	if o.OpencodeMirrors != "" && len(o.Files) == 0 {
+		if _, err := opencode.MirrorAll(ctx, o.OpencodeDB, o.OpencodeStorage, o.OpencodeMirrors, o.Since); err != nil {
+			// a database opencode is migrating, or one of another version: the rest is imported
+			rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{o.OpencodeDB, "cannot read opencode's sessions: " + err.Error()})
+		}
+	}
 	jobs, err := a.plan(st, o, rep)
 	if err != nil {
 		return nil, err
@@ -145,12 +161,18 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 	}
 	touched := map[string]bool{}
 	var runErr error
+	storeDir := ""
+	if len(jobs) > 0 && os.MkdirAll(filepath.Dir(a.storePath("x")), 0o755) == nil {
+		storeDir = filepath.Dir(a.storePath("x")) // (when it fails, appendStore reports it)
+	}
+	next, stop := readAhead(jobs, storeDir)
+	defer stop()
 	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			runErr = err
 			break
 		}
-		n, err := a.importFile(st, j, w, rep, touched, o.Log)
+		n, err := a.importFile(st, j, next(i), w, rep, touched, o.Log)
 		if err != nil {
 			runErr = err
 			break
@@ -204,11 +226,12 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			paths = append(paths, agents...)
 		}
 	} else {
-		for _, root := range []string{o.ClaudeDir, o.CodexDir} {
+		for i, root := range []string{o.ClaudeDir, o.CodexDir, o.GeminiDir, o.CopilotDir, o.CursorDir, o.OpencodeMirrors} {
 			if root == "" {
 				continue
 			}
-			found, err := walkTranscripts(root)
+			keep := []func(string) bool{nil, nil, geminiFile, copilotFile, cursorFile, nil}[i]
+			found, err := walkTranscripts(root, keep)
 			if err != nil {
 				return nil, err
 			}
@@ -249,6 +272,11 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			if j.rewrite = rewritten(p, info.Size(), prev); !j.rewrite {
 				j.from = prev.Offset
 			}
+			if prev.Harness == string(transcript.HarnessGemini) && prev.Stream != "" {
+				// Gemini CLI writes a message again when it changes, rewinds and replaces
+				// the list: what was read of it may be wrong now, so it is read again whole
+				j.rewrite, j.from = true, 0
+			}
 		}
 		jobs = append(jobs, j)
 	}
@@ -261,8 +289,9 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 	return jobs, nil
 }
 
-// walkTranscripts lists the *.jsonl files under root (none when root does not exist).
-func walkTranscripts(root string) ([]string, error) {
+// walkTranscripts lists the *.jsonl files under root (none when root does not exist), or
+// with keep the files it keeps.
+func walkTranscripts(root string, keep func(path string) bool) ([]string, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -278,7 +307,7 @@ func walkTranscripts(root string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+		if d.Type().IsRegular() && (keep == nil && strings.HasSuffix(d.Name(), ".jsonl") || keep != nil && keep(p)) {
 			out = append(out, p)
 		}
 		return nil
@@ -362,16 +391,12 @@ func without(list []string, s string) []string {
 
 // importFile reads one transcript from j.from on and adds its new messages. It reports
 // whether the archive changed; a file that cannot be used is reported, not an error.
-func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched map[string]bool, log *slog.Logger) (bool, error) {
-	harness := transcript.Harness("")
-	if j.prev != nil && !j.rewrite {
-		harness = transcript.Harness(j.prev.Harness)
-	}
-	s, err := transcript.ReadFileFrom(j.path, j.from, harness)
+func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Report, touched map[string]bool, log *slog.Logger) (bool, error) {
+	s, err := rd.s, rd.err
 	if err != nil {
 		reason := "cannot read it: " + unwrapPath(err)
 		if errors.Is(err, transcript.ErrUnknownHarness) {
-			reason = "not a Claude Code or Codex transcript"
+			reason = "not a transcript of a host reflect reads"
 			// remembered, so that it is not reported again until it changes
 			st.Files[j.path] = &fileState{Size: j.info.Size(), ModTime: j.info.ModTime()}
 		}
@@ -401,17 +426,10 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 	}
 	fst.Lines += s.Lines
 	fst.Skipped += s.Skipped
-	fst.Head, fst.HeadLen, err = headHash(j.path, headBytes)
-	if err != nil {
-		return false, err
+	if rd.headErr != nil {
+		return false, rd.headErr
 	}
-	if fst.HeadLen > s.End {
-		// hash only what was read: bytes past it may still change (a line being written)
-		fst.Head, fst.HeadLen, err = headHash(j.path, s.End)
-		if err != nil {
-			return false, err
-		}
-	}
+	fst.Head, fst.HeadLen = rd.head, rd.headLen
 	defer func() { st.Files[j.path] = fst }()
 	if s.Lines > 0 && s.Skipped == s.Lines && fst.Stream == "" {
 		rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, "no usable line (" + reasons(s.SkipReasons) + ")"})
@@ -420,7 +438,7 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 	for k, n := range s.SkipReasons {
 		rep.SkippedLines[k] += n
 	}
-	recs := keep(s)
+	recs := rd.recs
 	if len(recs) == 0 && fst.Stream == "" {
 		return true, nil
 	}
@@ -473,7 +491,7 @@ func (a *Archive) importFile(st *state, j job, w *writer, rep *Report, touched m
 		return false, fmt.Errorf("write the store of %s: %w", strm.Name, err)
 	}
 	for i := range recs {
-		if err := w.index(strm.Name, &recs[i], sess.Project); err != nil {
+		if err := w.indexRead(strm.Name, &recs[i], rd.bodies[i], sess.Project); err != nil {
 			return false, err
 		}
 	}
@@ -513,20 +531,7 @@ func keep(s *transcript.Session) []record {
 // session: <harness>-<session id>, plus the subagent's name for a Claude subagent file,
 // plus a hash of the path when another file already has that name (a copy, a fork).
 func (a *Archive) newStream(st *state, s *transcript.Session, path string) string {
-	id := s.ID
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	}
-	key := string(s.Harness) + "-" + id
-	agent := ""
-	base := filepath.Base(path)
-	if strings.HasPrefix(base, "agent-") || strings.Contains(filepath.ToSlash(path), "/subagents/") {
-		agent = strings.TrimSuffix(base, ".jsonl")
-	}
-	name := safeName(key)
-	if agent != "" {
-		name += "-" + safeName(agent)
-	}
+	id, key, agent, name := streamName(s, path)
 	if other := st.Streams[name]; other != nil && other.Path != path {
 		sum := sha256.Sum256([]byte(path))
 		name += "-" + hex.EncodeToString(sum[:4])
@@ -540,6 +545,25 @@ func (a *Archive) newStream(st *state, s *transcript.Session, path string) strin
 	sess.Streams = append(sess.Streams, name)
 	sort.Strings(sess.Streams)
 	return name
+}
+
+// streamName is the session id, session key, subagent and store name of a file read for the
+// first time, before newStream looks for another file of that name.
+func streamName(s *transcript.Session, path string) (id, key, agent, name string) {
+	id = s.ID
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	}
+	key = string(s.Harness) + "-" + id
+	base := filepath.Base(path)
+	if strings.HasPrefix(base, "agent-") || strings.Contains(filepath.ToSlash(path), "/subagents/") {
+		agent = strings.TrimSuffix(base, ".jsonl")
+	}
+	name = safeName(key)
+	if agent != "" {
+		name += "-" + safeName(agent)
+	}
+	return id, key, agent, name
 }
 
 // updateSession takes what a read says of its session: directory, project, branch, times.

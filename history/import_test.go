@@ -309,7 +309,7 @@ func TestImportUnusable(t *testing.T) {
 	a := newArchive(t)
 	o := ImportOptions{Files: []string{notes, good, empty, missing}}
 	rep := mustImport(t, a, o)
-	want := []SkippedFile{{missing, "cannot read it: no such file or directory"}, {notes, "not a Claude Code or Codex transcript"}}
+	want := []SkippedFile{{missing, "cannot read it: no such file or directory"}, {notes, "not a transcript of a host reflect reads"}}
 	slices.SortFunc(rep.SkippedFiles, func(x, y SkippedFile) int { return strings.Compare(x.Path, y.Path) })
 	slices.SortFunc(want, func(x, y SkippedFile) int { return strings.Compare(x.Path, y.Path) })
 	if !slices.Equal(rep.SkippedFiles, want) || rep.Messages != 11 || rep.TotalSessions != 1 {

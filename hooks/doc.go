@@ -1,6 +1,7 @@
-// Package hooks owns `reflect hook claude|codex`: decoding the hosts' event payloads,
-// dispatching SessionStart, UserPromptSubmit, PostToolUse, PreCompact, Stop and SessionEnd,
-// the correction watcher, and the contract with the hosts.
+// Package hooks owns `reflect hook claude|codex|gemini|copilot|cursor|opencode`: decoding
+// each host's event payloads onto reflect's events (hosts.go), dispatching SessionStart,
+// UserPromptSubmit, PostToolUse, PreCompact, Stop and SessionEnd, the correction watcher,
+// the answer in each host's own shape, and the contract with the hosts.
 //
 // The contract holds for every input and every failure: the process exits 0; stdout is
 // empty or exactly one JSON object the host accepts; the work finishes inside the event's

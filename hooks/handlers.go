@@ -31,6 +31,9 @@ func (e *event) watchPath() string { return "state/watch/" + queue.StateName(e.h
 // onToolResult arms the watcher when a tool call failed. It writes only local state.
 func (e *event) onToolResult() error {
 	failed, output := toolFailed(e.ToolResponse)
+	if e.judged {
+		failed, output = e.failed, e.failure
+	}
 	if e.Event == "PostToolUseFailure" {
 		failed, output = true, e.Error
 	}

@@ -101,14 +101,27 @@ func (e *event) trustsOthers(o handoff.Origin) bool {
 	return false
 }
 
-// withHandoff puts the handoff block before the recalled learnings, in the one output.
+// withHandoff puts the handoff block before the recalled learnings, in the one output, in
+// the host's own shape (contextOutput: Copilot CLI, Cursor and opencode read other keys).
 func (e *event) withHandoff(out *Output, block string) *Output {
 	if block == "" {
 		return out
 	}
-	if out == nil || out.HookSpecificOutput == nil {
-		return &Output{HookSpecificOutput: &SpecificOutput{HookEventName: e.Event, AdditionalContext: block}}
+	if recalled := out.context(); recalled != "" {
+		block += "\n\n" + recalled
 	}
-	out.HookSpecificOutput.AdditionalContext = block + "\n\n" + out.HookSpecificOutput.AdditionalContext
-	return out
+	return e.contextOutput(block)
+}
+
+// context is the text an output injects, whichever host's key carries it.
+func (o *Output) context() string {
+	switch {
+	case o == nil:
+		return ""
+	case o.HookSpecificOutput != nil:
+		return o.HookSpecificOutput.AdditionalContext
+	case o.AdditionalContext != "":
+		return o.AdditionalContext
+	}
+	return o.CursorContext
 }

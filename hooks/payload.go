@@ -27,6 +27,14 @@ type Payload struct {
 	StopHookActive       bool
 	TurnID               string
 	Model                string
+
+	// Host is the host that sent the payload (HostClaude, HostCodex, …) and HostEvent its
+	// own name for the event, when it differs from Event, reflect's (see decodeFor).
+	Host, HostEvent string
+	// judged: the host's adapter has read the tool result already; failed and failure are
+	// its verdict and the failure's text.
+	judged, failed bool
+	failure        string
 }
 
 // ErrNotPayload means stdin was not a JSON object naming its event.

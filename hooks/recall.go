@@ -7,6 +7,7 @@ import (
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/recall"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 // recall answers SessionStart (prompt "") and UserPromptSubmit with the learnings worth
@@ -30,11 +31,16 @@ func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
 	// rendering need the rest.
 	openCtx, cancel := context.WithTimeout(ctx, budget*6/10)
 	defer cancel()
+	// the project's commits and files are read while the index opens: each is a few
+	// milliseconds of a session start's files read
+	read := make(chan *workspace.Workspace, 1)
+	go func() { read <- e.workspace() }()
 	ix, err := index.Open(openCtx, e.repo, index.Options{
 		LockTimeout:  min(250*time.Millisecond, budget/4),
 		CatchUpLimit: 500,
 		NoBuild:      true,
 	})
+	ws := <-read
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +50,7 @@ func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
 	}
 	res, err := recall.Recall(ctx, e.repo, ix, recall.Request{
 		Harness: e.harness, Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Terms: terms, Now: e.now,
-		Workspace: e.workspace(),
+		Workspace: ws,
 	})
 	if err != nil {
 		return nil, err
@@ -53,7 +59,7 @@ func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
 	if res.Text == "" {
 		return nil, nil
 	}
-	return &Output{HookSpecificOutput: &SpecificOutput{HookEventName: e.Event, AdditionalContext: res.Text}}, nil
+	return e.contextOutput(res.Text), nil
 }
 
 // background starts a detached reflect on this repository, when the caller allows it.
@@ -63,8 +69,6 @@ func (e *event) background(args ...string) {
 	}
 }
 
-// queued reports whether captures wait in the queue (failed ones do not count).
-func (e *event) queued() bool {
-	pending, _, err := queue.Count(e.repo)
-	return err == nil && pending > 0
-}
+// queued reports whether captures wait in the queue (failed ones do not count), as the
+// work tree shows it.
+func (e *event) queued() bool { return queue.Waiting(e.repo) }

@@ -19,13 +19,16 @@ import (
 
 // Options are what `reflect hook` passes in.
 type Options struct {
-	Harness string // "claude" or "codex", from the installed command line
-	Home    string // the knowledge repository
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer // only with Debug
-	Debug   bool
-	Now     func() time.Time
+	Harness string // the host: claude, codex, gemini, copilot or cursor, from the installed command line
+	// Event is the event named on the command line (`reflect hook copilot sessionStart`):
+	// Copilot CLI's camelCase payloads carry none.
+	Event  string
+	Home   string // the knowledge repository
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer // only with Debug
+	Debug  bool
+	Now    func() time.Time
 	// Background starts `reflect ARGS…` detached, for work that must not hold up the host
 	// (refilling the file pool now; drain and sync later). Nil: no background work.
 	Background func(args ...string)
@@ -42,9 +45,12 @@ const maxPayload = 4 << 20
 // grace is how long past its deadline a handler may take to finish a write it has started.
 const grace = 150 * time.Millisecond
 
-// Output is the one JSON object a hook may print.
+// Output is the one JSON object a hook may print. Claude Code, Codex and Gemini CLI read
+// hookSpecificOutput; Copilot CLI a top-level additionalContext; Cursor additional_context.
 type Output struct {
 	HookSpecificOutput *SpecificOutput `json:"hookSpecificOutput,omitempty"`
+	AdditionalContext  string          `json:"additionalContext,omitempty"`
+	CursorContext      string          `json:"additional_context,omitempty"`
 }
 
 // SpecificOutput carries context for SessionStart and UserPromptSubmit; both hosts accept
@@ -137,10 +143,13 @@ func Run(ctx context.Context, o Options) {
 		logger().Warn("hook skipped: payload over the stdin bound", "harness", o.Harness, "bytes", in.size, "bound", maxPayload)
 		return
 	}
-	p, err := Decode(in.data)
+	p, err := decodeFor(o.Harness, o.Event, in.data)
 	if err != nil {
 		debugf("%v", err)
 		return
+	}
+	if p.Host == "" {
+		p.Host = o.Harness
 	}
 	if openErr != nil {
 		debugf("reflect is not initialised (%v); run `reflect init`", openErr)
@@ -156,9 +165,12 @@ func Run(ctx context.Context, o Options) {
 		// a bad settings file must not cost the agent its memory: the defaults stand in
 		log.Warn("settings do not load; the hook uses the defaults for that file", "err", err)
 	}
-	harness := "claude-code"
-	if o.Harness == "codex" {
-		harness = "codex"
+	harness := harnessOf(p.Host)
+	if p.Host != o.Harness && nativelyWired(p.Host, p.CWD) {
+		// Cursor or Copilot CLI running a Claude Code entry while reflect's own hooks for it
+		// are installed too: those answer, this one would do everything twice
+		log.Debug("hook skipped: the host runs reflect's own hooks too", "host", p.Host, "entry", o.Harness, "event", p.Event)
+		return
 	}
 	e := &event{Payload: p, harness: harness, repo: r, cfg: cfg, log: log, now: start,
 		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()},
@@ -246,6 +258,12 @@ func readPayload(r io.Reader) <-chan stdin {
 // dispatch runs the handler of the event; events reflect does not handle are quiet no-ops.
 func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	switch e.Event {
+	case "PreCompact", "Stop", "SessionEnd":
+		if e.Host == HostOpencode && e.SessionID != "" {
+			e.mirrorOpencode(ctx)
+		}
+	}
+	switch e.Event {
 	case "SessionStart":
 		block := e.handoffBlock() // where the last session left off, before what it taught
 		out, err := e.recall(ctx, "")
@@ -259,7 +277,11 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		return out, err
 	case "UserPromptSubmit":
 		// recall first: it must not find the learning this very prompt may commit
-		out, rerr := e.recall(ctx, e.Prompt)
+		var out *Output
+		var rerr error
+		if e.promptRecall() {
+			out, rerr = e.recall(ctx, e.Prompt)
+		}
 		if err := e.onPrompt(ctx); err != nil {
 			return out, err
 		}

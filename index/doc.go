@@ -6,7 +6,8 @@
 // whoever opens it first catches up from that tree to HEAD's by a tree diff, so learnings
 // that arrive by sync, by the git CLI or by a hand edit are searchable at once. Readers
 // open read-only with a short lock timeout; when the index cannot be opened in time, or is
-// missing or corrupt, searches fall back to scanning the learnings in git and say so.
+// missing or corrupt, searches fall back to scanning the learnings in git and say so. One
+// code-aware analyzer (analyzer.go) cuts the text of the index, of a search and of a recall.
 package index
 
 import (

@@ -27,6 +27,7 @@ type Index struct {
 	Bad []error
 	// NeedsBuild: there was no usable index; the caller may start a rebuild.
 	NeedsBuild bool
+	memo       memo
 }
 
 // Close releases the index.

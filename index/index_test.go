@@ -20,12 +20,6 @@ func setHome(t testing.TB) { testenv.SetHome(t) }
 // fixtureRepo is a knowledge repository holding the bundled sample learnings.
 func fixtureRepo(t testing.TB) *gitstore.Repo {
 	t.Helper()
-	setHome(t)
-	ctx := context.Background()
-	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	files := map[string][]byte{}
 	for _, f := range fixtures.Learnings() {
 		l, err := learnings.Parse(f.Name, f.Data)
@@ -34,7 +28,19 @@ func fixtureRepo(t testing.TB) *gitstore.Repo {
 		}
 		files[learnings.PathFor(l.Project, l.ID)] = f.Data
 	}
-	if _, err := r.Commit(ctx, "fixtures", files); err != nil {
+	return repoWith(t, files)
+}
+
+// repoWith is a new knowledge repository whose one commit holds files.
+func repoWith(t testing.TB, files map[string][]byte) *gitstore.Repo {
+	t.Helper()
+	setHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit(ctx, "learnings", files); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -147,6 +153,7 @@ func TestQuerySyntax(t *testing.T) {
 		{Query{Text: "oauth", Projects: []string{"github.com/acme/other"}}, "", 0},
 		{Query{Text: "oauth", Kinds: []string{"rule"}}, "", 0},
 		{Query{Text: "oauth", Tags: []string{"OAuth"}}, "OAuth state mismatch on redirect", 1},
+		{Query{Terms: []string{"oauth"}, Paths: []string{"learnings/elsewhere.md"}}, "", 0},
 	}
 	for _, useScan := range []bool{false, true} {
 		for _, c := range cases {

@@ -3,7 +3,6 @@ package index
 import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
@@ -17,7 +16,7 @@ var textFields = []string{"title", "tags", "entities", "triggers", "body"}
 func newMapping() mapping.IndexMapping {
 	text := func() *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
-		f.Analyzer = en.AnalyzerName
+		f.Analyzer = analyzerName
 		f.Store = true
 		// No term vectors and no _all field: each would double the cost of a build.
 		// Which words matched, and where, is worked out on the few hits returned.
@@ -60,7 +59,7 @@ func newMapping() mapping.IndexMapping {
 
 	m := bleve.NewIndexMapping()
 	m.DefaultMapping = doc
-	m.DefaultAnalyzer = en.AnalyzerName
+	m.DefaultAnalyzer = analyzerName
 	m.IndexDynamic = false
 	m.StoreDynamic = false
 	m.ScoringModel = "bm25"

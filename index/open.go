@@ -125,8 +125,9 @@ func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, e
 
 // mappingVersion names the mapping a generation was built with; a generation of another one
 // is taken out of service and rebuilt, as a corrupt one is. 2: ids are indexed (recall asks
-// whether another file claims a candidate's id). 3: triggers are indexed.
-const mappingVersion = "3"
+// whether another file claims a candidate's id). 3: triggers are indexed. 4: the code-aware
+// analyzer (identifiers whole and in parts).
+const mappingVersion = "4"
 
 // errOutdated is a generation built with another mapping.
 var errOutdated = errors.New("index: built by an older reflect")

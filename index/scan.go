@@ -43,7 +43,7 @@ func newScanner(ctx context.Context, r *gitstore.Repo, t target) (*scanner, erro
 		var fw []map[string]int
 		for _, field := range textFields {
 			m := map[string]int{}
-			for _, w := range analyzeAll(fieldText(d, field)) {
+			for _, w := range analyzeAll(FieldText(d, field)) {
 				m[w]++
 			}
 			fw = append(fw, m)
@@ -53,16 +53,17 @@ func newScanner(ctx context.Context, r *gitstore.Repo, t target) (*scanner, erro
 	return sc, nil
 }
 
-func fieldText(d Doc, field string) string {
+// FieldText is the text of one of a learning's searched fields (lists one item a line).
+func FieldText(d Doc, field string) string {
 	switch field {
 	case "title":
 		return d.Title
 	case "tags":
-		return strings.Join(d.Tags, " ")
+		return strings.Join(d.Tags, "\n")
 	case "entities":
-		return strings.Join(d.Entities, " ")
+		return strings.Join(d.Entities, "\n")
 	case "triggers":
-		return strings.Join(d.Triggers, " ")
+		return strings.Join(d.Triggers, "\n")
 	}
 	return d.Body
 }
@@ -130,6 +131,11 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 			}
 		}
 	}
+	if len(q.Terms) > 0 {
+		for _, w := range q.Also {
+			df[w] = 0
+		}
+	}
 	for _, fw := range sc.words {
 		for w := range df {
 			for _, m := range fw {
@@ -146,7 +152,8 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 	}
 	keep := func(d Doc) bool {
 		return in(d.Status, q.statuses()) && (len(q.Projects) == 0 || in(d.Project, q.Projects)) &&
-			(len(q.Kinds) == 0 || in(d.Kind, q.Kinds)) && (len(q.Tags) == 0 || anyTag(d.Tags, q.Tags))
+			(len(q.Kinds) == 0 || in(d.Kind, q.Kinds)) && (len(q.Tags) == 0 || anyTag(d.Tags, q.Tags)) &&
+			(len(q.Paths) == 0 || in(d.Path, q.Paths))
 	}
 	res := &Result{Weights: weights, MaxWeight: idf(n, 1)}
 	for i, d := range sc.docs {
@@ -188,10 +195,6 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 	res.Total = uint64(len(res.Hits))
 	if len(res.Hits) > q.limit() {
 		res.Hits = res.Hits[:q.limit()]
-	}
-	words := q.words()
-	for i := range res.Hits {
-		res.Hits[i].explain(words, q.Snippets)
 	}
 	if sc.note != "" {
 		res.Note = sc.note

@@ -2,12 +2,13 @@ package index
 
 import (
 	"context"
+	"maps"
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
@@ -15,8 +16,17 @@ import (
 // Query is one search. Text is what a person typed (bleve query-string syntax, plus a|b
 // for alternatives); Terms is what recall asks (analyzed words, any of which may match).
 type Query struct {
-	Text     string
-	Terms    []string
+	Text  string
+	Terms []string
+	// Also are words the hits are weighed and explained with but that are not searched for
+	// (recall's evidence that may add to a match but never brings a learning up).
+	Also []string
+	// Paths, when set, are the only learnings the query may find (by their paths in the
+	// repository, the index's document ids): a second look at the hits of a first search.
+	Paths []string
+	// Bare: hits carry their learning and score, not what they matched (no Terms,
+	// Strength or Snippet): a first look, whose hits a second one explains.
+	Bare     bool
 	Projects []string // learnings of these projects only; empty: every project
 	Kinds    []string
 	Tags     []string
@@ -60,7 +70,7 @@ var analysisMapping = newMapping()
 // Analyze returns the words of text as the index stores them (lower case, stemmed,
 // without stop words), in order, without repeats.
 func Analyze(text string) []string {
-	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(en.AnalyzerName, []byte(text))
+	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(analyzerName, []byte(text))
 	if err != nil {
 		return nil
 	}
@@ -259,6 +269,11 @@ func (q Query) filters() []query.Query {
 	any("project", q.Projects, false)
 	any("kind", q.Kinds, false)
 	any("tag", q.Tags, true)
+	if len(q.Paths) > 0 {
+		ids := bleve.NewDocIDQuery(q.Paths)
+		ids.SetBoost(0)
+		out = append(out, ids)
+	}
 	return out
 }
 
@@ -282,13 +297,20 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		res, err := ix.scan.search(ctx, q)
 		if res != nil {
 			res.Source, res.Note = "scan", ix.note
+			if !q.Bare {
+				words := q.words()
+				for i := range res.Hits {
+					ix.explain(&res.Hits[i], words, q.Snippets)
+				}
+			}
 		}
 		return res, err
 	}
 	var weights map[string]float64
 	var maxWeight float64
+	words := q.words() // every word asked is explained, the common ones too
 	if len(q.Terms) > 0 {
-		weights, maxWeight = ix.weights(ctx, q.Terms)
+		weights, maxWeight = ix.weights(ctx, append(append([]string(nil), q.Terms...), q.Also...))
 		q.Terms = informative(q.Terms, weights, maxWeight)
 	}
 	b := bleve.NewBooleanQuery()
@@ -297,25 +319,101 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		b.AddMustNot(ex...)
 	}
 	req := bleve.NewSearchRequestOptions(b, q.limit(), 0, false)
-	req.Fields = storedFields
+	// the hits of a second look are among those of the first, already loaded
+	if !ix.memo.holds(q.Paths) {
+		req.Fields = storedFields
+	}
 	sr, err := ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Total: sr.Total, Source: "index", Note: ix.note}
-	words := q.words()
 	for _, h := range sr.Hits {
-		hit := Hit{Doc: docFromFields(h.ID, h.Fields), Score: h.Score}
-		hit.explain(words, q.Snippets)
+		hit := Hit{Doc: ix.memo.doc(h.ID, h.Fields), Score: h.Score}
+		if !q.Bare {
+			ix.explain(&hit, words, q.Snippets)
+		}
 		res.Hits = append(res.Hits, hit)
 	}
 	res.Weights, res.MaxWeight = weights, maxWeight
 	return res, nil
 }
 
+// memo keeps what an open index has read and analyzed of the learnings its searches found:
+// a recall asks several searches whose hits are mostly the same learnings. An open index
+// reflects one state of git, so nothing in it goes stale.
+type memo struct {
+	mu     sync.Mutex
+	docs   map[string]Doc
+	tokens map[string][]token // by path and field
+	idf    map[string]float64 // by term: a session start's topics share most of their words
+	n      uint64             // learnings in the index, when idf holds anything
+}
+
+// holds reports whether every one of paths (at least one) was loaded already.
+func (m *memo) holds(paths []string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range paths {
+		if _, ok := m.docs[p]; !ok {
+			return false
+		}
+	}
+	return len(paths) > 0
+}
+
+// doc is the learning at path, from its stored fields when a search loaded them.
+func (m *memo) doc(path string, fields map[string]any) Doc {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d, ok := m.docs[path]; ok && fields == nil {
+		return d
+	}
+	d := docFromFields(path, fields)
+	if m.docs == nil {
+		m.docs = map[string]Doc{}
+	}
+	m.docs[path] = d
+	return d
+}
+
+// fieldTokens are the analyzed words of one of d's fields.
+func (m *memo) fieldTokens(d Doc, field string) []token {
+	key := d.Path + "\x00" + field
+	m.mu.Lock()
+	ts, ok := m.tokens[key]
+	m.mu.Unlock()
+	if ok {
+		return ts
+	}
+	ts = tokens(FieldText(d, field))
+	m.mu.Lock()
+	if m.tokens == nil {
+		m.tokens = map[string][]token{}
+	}
+	m.tokens[key] = ts
+	m.mu.Unlock()
+	return ts
+}
+
 // weights is the BM25 inverse document frequency of each term over all learnings.
 func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float64, float64) {
 	out := make(map[string]float64, len(terms))
+	m := &ix.memo
+	m.mu.Lock()
+	var missing []string
+	for _, t := range terms {
+		if w, ok := m.idf[t]; ok {
+			out[t] = w
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	n := m.n
+	m.mu.Unlock()
+	if len(missing) == 0 && n > 0 {
+		return out, idf(n, 1)
+	}
 	adv, err := ix.idx.Advanced()
 	if err != nil {
 		return out, 1
@@ -325,8 +423,9 @@ func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float6
 		return out, 1
 	}
 	defer rd.Close()
-	n, _ := rd.DocCount()
-	for _, t := range terms {
+	n, _ = rd.DocCount()
+	found := make(map[string]float64, len(missing))
+	for _, t := range missing {
 		df := uint64(0)
 		for _, f := range textFields {
 			tfr, err := rd.TermFieldReader(ctx, []byte(t), f, false, false, false)
@@ -336,15 +435,23 @@ func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float6
 			df = max(df, tfr.Count())
 			tfr.Close()
 		}
-		out[t] = idf(n, df)
+		found[t] = idf(n, df)
+		out[t] = found[t]
 	}
+	m.mu.Lock()
+	if m.idf == nil {
+		m.idf = map[string]float64{}
+	}
+	maps.Copy(m.idf, found)
+	m.n = n
+	m.mu.Unlock()
 	return out, idf(n, 1)
 }
 
-// informative drops the words found in most learnings (weight under a fifth of the
-// rarest word's, i.e. in more than about a third of all learnings): they say little about
-// relevance and walking their long lists is most of a search's cost. The three weightiest
-// words always stay.
+// informative drops from the search the words found in most learnings (weight under a
+// fifth of the rarest word's, i.e. in more than about a third of all learnings): they say
+// little about relevance and walking their long lists is most of a search's cost. The three
+// weightiest words always stay. The hits returned are still explained with every word.
 func informative(terms []string, weights map[string]float64, maxWeight float64) []string {
 	sorted := append([]string(nil), terms...)
 	sort.SliceStable(sorted, func(i, j int) bool { return weights[sorted[i]] > weights[sorted[j]] })
@@ -365,7 +472,7 @@ func idf(n, df uint64) float64 {
 func (q Query) words() map[string]bool {
 	out := map[string]bool{}
 	if len(q.Terms) > 0 {
-		for _, t := range q.Terms {
+		for _, t := range append(q.Terms, q.Also...) {
 			out[t] = true
 		}
 		return out
@@ -389,14 +496,13 @@ func (q Query) words() map[string]bool {
 // explain finds which of words the hit holds, in which fields, and (with snippet) cuts
 // the part of the body around the first of them. It analyzes the stored text of the few
 // hits returned instead of storing term vectors for every learning in the index.
-func (h *Hit) explain(words map[string]bool, withSnippet bool) {
+func (ix *Index) explain(h *Hit, words map[string]bool, withSnippet bool) {
 	terms := map[string]bool{}
 	h.Strength = map[string]float64{}
 	var spans [][2]int
 	for _, f := range textFields {
-		text := fieldText(h.Doc, f)
 		tf := map[string]float64{}
-		for _, tok := range tokens(text) {
+		for _, tok := range ix.memo.fieldTokens(h.Doc, f) {
 			if words[tok.term] {
 				tf[tok.term]++
 				terms[tok.term] = true
@@ -425,7 +531,7 @@ type token struct {
 
 // tokens analyzes text keeping each word's byte offsets.
 func tokens(text string) []token {
-	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(en.AnalyzerName, []byte(text))
+	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(analyzerName, []byte(text))
 	if err != nil {
 		return nil
 	}

@@ -1,5 +1,6 @@
-// Package install wires reflect into Claude Code and Codex: it adds `reflect hook claude|codex`
-// to the host's hook configuration (settings.json or hooks.json), removes it again, and writes a
+// Package install wires reflect into Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor and
+// opencode: it adds `reflect hook HOST` to the host's hook configuration (settings.json or
+// hooks.json; for opencode, a plugin file of reflect's own), removes it again, and writes a
 // Claude Code plugin folder.
 //
 // Every change keeps the rest of the file as it was: the file is read into an order-preserving

@@ -20,7 +20,8 @@ const (
 	Codex  = "codex"
 )
 
-// Event is a hook event reflect handles, with the timeout (seconds) it is installed with.
+// Event is a hook event reflect handles, with the timeout it is installed with, in the unit
+// the host's file takes (seconds; Gemini CLI: milliseconds).
 type Event struct {
 	Name    string
 	Timeout int
@@ -38,7 +39,7 @@ func Events(harness string) []Event {
 		return []Event{{"SessionStart", 10}, {"UserPromptSubmit", 10}, {"PostToolUse", 10},
 			{"PreCompact", 30}, {"Stop", 30}, {"SessionEnd", 3}}
 	}
-	return nil
+	return hostEvents(harness)
 }
 
 // Command is the shell command the host runs for harness: the binary, shell-quoted when needed,
@@ -216,10 +217,17 @@ func holdsReflect(root *value) bool {
 	}
 	for _, m := range h.obj {
 		for _, g := range m.val.arr {
+			for _, host := range Hosts {
+				if flatReflect(g, host) {
+					return true
+				}
+			}
 			if hs := handlers(g); hs != nil {
 				for _, hd := range hs.arr {
-					if reflectHandler(hd, Claude) || reflectHandler(hd, Codex) {
-						return true
+					for _, host := range Hosts {
+						if reflectHandler(hd, host) {
+							return true
+						}
 					}
 				}
 			}
@@ -270,7 +278,10 @@ func handler(command string, timeout int) *value {
 func Install(ctx context.Context, opts Options) (*Result, error) {
 	events := Events(opts.Harness)
 	if events == nil {
-		return nil, fmt.Errorf("unknown harness %q (want claude or codex)", opts.Harness)
+		return nil, unknownHost(opts.Harness)
+	}
+	if opts.Harness == Opencode {
+		return installOpencode(ctx, opts)
 	}
 	l, err := load(opts.Path)
 	if err != nil {
@@ -283,6 +294,9 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 	cmd := Command(opts.Binary, opts.Harness)
 	res := &Result{Harness: opts.Harness, Path: opts.Path, Command: cmd, Created: !l.exists, DryRun: opts.DryRun}
 	if hooks == nil {
+		if flat(opts.Harness) && l.root.get("version") == nil {
+			l.root.set("version", newInt(1)) // both hosts require it in their files
+		}
 		hooks = newObject()
 		l.root.set("hooks", hooks)
 	}
@@ -290,7 +304,13 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 		wireStatusLine(l.root, opts.Binary, res)
 	}
 	for _, ev := range events {
-		switch wire(hooks, ev, cmd, opts.Harness) {
+		var did string
+		if flat(opts.Harness) {
+			did = wireFlat(hooks, opts.Harness, ev, cmd, opts.Binary)
+		} else {
+			did = wire(hooks, ev, cmd, opts.Harness)
+		}
+		switch did {
 		case "added":
 			res.Added = append(res.Added, ev.Name)
 		case "updated":
@@ -302,14 +322,21 @@ func Install(ctx context.Context, opts Options) (*Result, error) {
 	if err := commit(l, opts, res, l.doc.encode(), false); err != nil {
 		return nil, err
 	}
-	if opts.Home != "" && !opts.DryRun {
-		r, created, err := gitstore.Init(ctx, opts.Home, gitstore.InitOptions{})
-		if err != nil {
-			return res, fmt.Errorf("initialise the knowledge repository: %w", err)
-		}
-		res.Home, res.HomeCreated = r.Root(), created
+	return res, initHome(ctx, opts, res)
+}
+
+// initHome creates the knowledge repository opts.Home names when there is none (not on a
+// dry run), and records it in res.
+func initHome(ctx context.Context, opts Options, res *Result) error {
+	if opts.Home == "" || opts.DryRun {
+		return nil
 	}
-	return res, nil
+	r, created, err := gitstore.Init(ctx, opts.Home, gitstore.InitOptions{})
+	if err != nil {
+		return fmt.Errorf("initialise the knowledge repository: %w", err)
+	}
+	res.Home, res.HomeCreated = r.Root(), created
+	return nil
 }
 
 // wire makes sure event ev runs cmd with ev's timeout, and says whether it "added", "updated"
@@ -380,7 +407,10 @@ func dropEmptyGroups(arr *value) {
 // nothing else is left in it, the file is removed.
 func Uninstall(opts Options) (*Result, error) {
 	if Events(opts.Harness) == nil {
-		return nil, fmt.Errorf("unknown harness %q (want claude or codex)", opts.Harness)
+		return nil, unknownHost(opts.Harness)
+	}
+	if opts.Harness == Opencode {
+		return uninstallOpencode(opts)
 	}
 	l, err := load(opts.Path)
 	if err != nil {
@@ -395,6 +425,19 @@ func Uninstall(opts Options) (*Result, error) {
 		return nil, err
 	}
 	if hooks == nil {
+		return res, nil
+	}
+	if flat(opts.Harness) {
+		if res.Removed = unwireFlat(hooks, opts.Harness); len(res.Removed) == 0 {
+			return res, nil
+		}
+		if len(hooks.obj) == 0 {
+			l.root.del("hooks")
+		}
+		empty := len(l.root.obj) == 0 || flatOnlyVersion(l.root)
+		if err := commit(l, opts, res, l.doc.encode(), empty && createdByInstall(opts.Path)); err != nil {
+			return nil, err
+		}
 		return res, nil
 	}
 	keptEvents := hooks.obj[:0:0]

@@ -16,14 +16,9 @@ import (
 // (else ~/.codex/hooks.json); with project, .claude/settings.json or .codex/hooks.json at the
 // top of the git work tree holding cwd (else in cwd).
 func ConfigPath(harness string, project bool, cwd string) (string, error) {
-	dir, file := "", ""
-	switch harness {
-	case Claude:
-		dir, file = ".claude", "settings.json"
-	case Codex:
-		dir, file = ".codex", "hooks.json"
-	default:
-		return "", fmt.Errorf("unknown harness %q (want claude or codex)", harness)
+	dir, file := hostFile(harness)
+	if file == "" {
+		return "", unknownHost(harness)
 	}
 	if project {
 		abs, err := filepath.Abs(cwd)
@@ -40,7 +35,7 @@ func ConfigPath(harness string, project bool, cwd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, file), nil
+	return userFile(harness, home), nil
 }
 
 // InRepository says whether dir is inside a git work tree: where --project settings belong.
@@ -49,13 +44,20 @@ func InRepository(dir string) bool {
 	return w.Root != ""
 }
 
-// HostHome is the host's own directory: $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex.
+// HostHome is the host's own directory: $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or
+// ~/.codex, $GEMINI_CLI_HOME/.gemini or ~/.gemini, $COPILOT_HOME or ~/.copilot, ~/.cursor.
 func HostHome(harness string) (string, error) {
-	env, dir := "CLAUDE_CONFIG_DIR", ".claude"
-	if harness == Codex {
-		env, dir = "CODEX_HOME", ".codex"
+	env, dir := hostHomeOf(harness)
+	if dir == "" {
+		return "", unknownHost(harness)
 	}
-	if d := os.Getenv(env); d != "" {
+	if d := os.Getenv(env); env != "" && d != "" {
+		switch harness {
+		case Gemini:
+			d = filepath.Join(d, dir)
+		case Opencode:
+			d = filepath.Join(d, "opencode")
+		}
 		return filepath.Abs(d)
 	}
 	u, err := os.UserHomeDir()

@@ -24,7 +24,7 @@ const (
 
 // Capture is what a hook knows when it asks for a session to be enqueued.
 type Capture struct {
-	Harness        string // claude-code | codex
+	Harness        string // claude-code | codex | gemini | copilot | cursor (transcript's names)
 	Session        string
 	TranscriptPath string // may be empty (Codex sends null)
 	LastMessage    string // the host's last assistant message, used when there is no transcript
@@ -134,9 +134,9 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		from = m.To
 	}
 	if size >= 0 {
-		h := transcript.HarnessClaude
-		if c.Harness == string(transcript.HarnessCodex) {
-			h = transcript.HarnessCodex
+		h := transcript.Harness(c.Harness)
+		if !transcript.Known(h) {
+			h = transcript.HarnessClaude
 		}
 		readFrom := max(from, size-maxRead, 0)
 		s, err := transcript.ReadFileFrom(c.TranscriptPath, readFrom, h)
@@ -257,9 +257,9 @@ func noRecords(path string, from int64, s *transcript.Session) string {
 	case s.Lines == 0:
 		return what + " is empty: no session record"
 	case len(why) > 0:
-		return fmt.Sprintf("%s holds no Claude Code or Codex session record (%d lines: %s)", what, s.Lines, strings.Join(why, ", "))
+		return fmt.Sprintf("%s holds no session record of a host reflect reads (%d lines: %s)", what, s.Lines, strings.Join(why, ", "))
 	}
-	return fmt.Sprintf("%s holds no Claude Code or Codex session record (%d lines, none a message)", what, s.Lines)
+	return fmt.Sprintf("%s holds no session record of a host reflect reads (%d lines, none a message)", what, s.Lines)
 }
 
 // What a capture reads of the subagents' transcripts, in all (their files newest first) and

@@ -3,6 +3,8 @@ package queue
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -67,6 +69,24 @@ func Retry(ctx context.Context, r *gitstore.Repo, id string, all bool, now time.
 		return fmt.Sprintf("queue: retry %d failed entries", len(moved)), nil
 	})
 	return moved, err
+}
+
+// Waiting reports whether the work tree shows a capture waiting for the drain
+// (queue/*.json): what a session start asks before starting a drain, without reading git's
+// objects. Count reads HEAD's tree, which in a new process first loads the pack indexes:
+// 2.3 ms of a SessionStart hook at 10,000 learnings, for a yes or no. The work tree agrees
+// with HEAD after every reflect command, and the drain it starts reads HEAD itself.
+func Waiting(r *gitstore.Repo) bool {
+	des, err := os.ReadDir(filepath.Join(r.Root(), filepath.FromSlash(Dir)))
+	if err != nil {
+		return false
+	}
+	for _, d := range des {
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".json") {
+			return true
+		}
+	}
+	return false
 }
 
 // Count counts the captures in HEAD's queue without reading one: those waiting for the

@@ -149,7 +149,16 @@ func TestEnqueueGates(t *testing.T) {
 		}
 		f.Close()
 	}
-	first := step(TriggerStop, true)       // the first Stop captures
+	waiting := func(want bool) {
+		t.Helper()
+		pending, _, err := Count(r)
+		if err != nil || Waiting(r) != want || (pending > 0) != want {
+			t.Fatalf("Waiting = %v, Count = %d (%v), want waiting %v", Waiting(r), pending, err, want)
+		}
+	}
+	waiting(false)
+	first := step(TriggerStop, true) // the first Stop captures
+	waiting(true)
 	step(TriggerStop, false)               // nothing new
 	step(TriggerPreCompact, false)         // nothing new, even for PreCompact
 	appendLines(1)                         // a little growth
@@ -169,6 +178,7 @@ func TestEnqueueGates(t *testing.T) {
 	if _, err := Drop(ctx, r, first.ID); err != nil {
 		t.Fatal(err)
 	}
+	waiting(false)
 	appendLines(1)
 	next := step(TriggerPreCompact, true)
 	if next.ID == first.ID || next.From == 0 || next.Digest.Prompts != 1 {

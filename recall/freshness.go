@@ -26,7 +26,7 @@ const freshnessBudget = 250 * time.Millisecond
 // only the candidates' files from the memory (a dozen blobs, of which only the anchors and
 // source.commit are decoded) and, in the project, HEAD's tree for their paths and the index
 // entries of those paths.
-func checkFreshness(ctx context.Context, repo *gitstore.Repo, ws *Workspace, cs []Candidate) {
+func checkFreshness(ctx context.Context, repo *gitstore.Repo, ws *Workspace, cs []Candidate, only map[string]bool) {
 	if ws == nil || ws.Root == "" || ws.Project == learnings.Global {
 		return
 	}
@@ -34,7 +34,7 @@ func checkFreshness(ctx context.Context, repo *gitstore.Repo, ws *Workspace, cs 
 	var at, mine []int
 	var paths, files []string
 	for i, c := range cs {
-		if c.Project == ws.Project {
+		if c.Project == ws.Project && (only == nil || only[c.ID]) {
 			mine, files = append(mine, i), append(files, c.Path)
 		}
 	}

@@ -64,7 +64,7 @@ func BenchmarkRecallFreshness(b *testing.B) {
 		cs := make([]Candidate, len(res.Candidates))
 		for b.Loop() {
 			copy(cs, res.Candidates)
-			checkFreshness(ctx, r, &ws, cs)
+			checkFreshness(ctx, r, &ws, cs, nil)
 		}
 	})
 	for _, c := range []struct {

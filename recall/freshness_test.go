@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,17 @@ func TestFreshness(t *testing.T) {
 	drifted := add("make migrate postgres deadlock env file retry", proj.Old)
 	fresh := add("make migrate postgres deadlock env file", proj.Fresh[0])
 	plain := add("make migrate postgres deadlock")
+	// other lessons of the memory: a word every learning holds is no evidence at all
+	for i, topic := range []string{"terraform state lock dynamodb", "kubernetes ingress timeout annotation",
+		"pnpm workspace hoisting", "airflow sensor reschedule mode", "rust borrow checker clone in loop",
+		"github actions cache key", "docker buildkit secret mount", "vite env prefix", "redis eviction policy",
+		"python venv activation in cron", "go module replace directive", "jest fake timers"} {
+		l := learnings.New(topic, learnings.Global, now)
+		l.Body = fmt.Sprintf("Lesson %d about %s.", i, topic)
+		if _, err := learnings.Create(ctx, r, l, "learn"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ix := openIndex(t, r)
 
 	ws, err := workspace.Read(proj.Dir, 0)

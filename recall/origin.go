@@ -10,11 +10,11 @@ import (
 // for what shows learnings outside a recall (reflect mcp's search and get), so that a
 // learning someone else pushed never passes for the user's own.
 func Origins(repo *gitstore.Repo, ids []string) (describe map[string]string, other map[string]bool) {
-	hits := &index.Result{}
+	cands := make([]Candidate, 0, len(ids))
 	for _, id := range ids {
-		hits.Hits = append(hits.Hits, index.Hit{Doc: index.Doc{ID: id}})
+		cands = append(cands, Candidate{Hit: index.Hit{Doc: index.Doc{ID: id}}})
 	}
-	from := origins(repo, hits)
+	from := origins(repo, cands)
 	describe, other = map[string]string{}, map[string]bool{}
 	for _, id := range ids {
 		describe[id], other[id] = from[id].describe(), from[id].Other

@@ -1,11 +1,91 @@
 package recall
 
 import (
+	"path"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/reflect-memory/reflect/index"
 )
+
+// A Topic is one query recall asks the index: the prompt; at a session start, the branch,
+// each recent commit subject, and the files those commits touched. A learning qualifies on
+// the best of a start's topics, so a session whose commits are about two things recalls
+// for either.
+type Topic struct {
+	Kind    string   `json:"kind"` // prompt, branch, commit or files
+	Text    string   `json:"text"` // what it was made of
+	Terms   []Term   `json:"terms"`
+	Phrases []Phrase `json:"phrases,omitempty"`
+	// Support are words that count for the topic when a learning holds them and never
+	// against it: at a session start, the parts of the paths the commits touched.
+	Support []Term `json:"support,omitempty"`
+	// Clauses are a prompt's parts that ask for different things, each judged on the
+	// prompt's candidates as a topic of its own.
+	Clauses []Topic `json:"clauses,omitempty"`
+	// Leaves are the words of the whole text in order (parts of identifiers, not the
+	// identifiers whole): what a learning's triggers are looked for in.
+	Leaves []string `json:"-"`
+}
+
+// A Term is one thing a topic says: a word, an identifier, or words the vocabulary has a
+// short form for; and the forms that count as it.
+type Term struct {
+	Word string   `json:"word"` // analyzed, as the index holds it ("pull request": several words)
+	Kind TermKind `json:"kind"`
+	// Forms are the word lists any of which counts as the term, its own first, then what the
+	// vocabulary says it also goes by (a form of several words counts when a learning holds
+	// all of them).
+	Forms [][]string `json:"forms"`
+	// Parts are what an identifier is cut into (segments, humps, extension): a learning
+	// that holds some of them and not the identifier matches it in part.
+	Parts []string `json:"parts,omitempty"`
+}
+
+// TermKind says what a term is.
+type TermKind string
+
+const (
+	Word  TermKind = "word"  // a word of prose
+	Whole TermKind = "whole" // an identifier or path
+	// Long: words the text says in full that the vocabulary abbreviates (pull request: pr)
+	Long TermKind = "long"
+	Part TermKind = "part" // a part of a path the recent commits touched
+)
+
+// supportWords are the words the topic's hits are weighed with, not searched for.
+func (tp Topic) supportWords() []string {
+	out := make([]string, 0, len(tp.Support))
+	for _, t := range tp.Support {
+		out = append(out, t.Word)
+	}
+	return out
+}
+
+// words are the distinct analyzed words the topic asks the index for.
+func (tp Topic) words() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	for _, t := range tp.Terms {
+		for _, f := range t.Forms {
+			for _, w := range f {
+				add(w)
+			}
+		}
+		for _, w := range t.Parts {
+			add(w)
+		}
+	}
+	return out
+}
 
 // Words people use to talk to an agent that say nothing about the work (the analyzer has
 // already removed English stop words; these are in their analyzed form).
@@ -14,12 +94,16 @@ var chatter = lazySet(`please pls thanks thank ok okay hey hi hello can could wo
 	want like just also now again still really actually maybe think know see thing things
 	something stuff work working works done do does did doing use using used way good bad
 	new old one two run fix fixed fixing issue problem question why how what when where
-	which who whom whose`)
+	which who whom whose say says said tell told ask asked seem seems`)
 
 // Branch name words that say nothing about the work.
 var branchNoise = lazySet(`main master trunk develop development dev head
 	feat feature features fix bugfix hotfix chore wip refactor release releases topic tmp
 	test tests ci docs doc`)
+
+// Commit subject words that say nothing about the work: what every subject could say.
+var subjectNoise = lazySet(`wip more update updates updated bump bumps bumped tweak tweaks
+	cleanup clean minor misc changes change stuff typo typos`)
 
 // lazySet is the set of the analyzed words of text, worked out on first use (not at
 // start-up, which every reflect process pays).
@@ -33,85 +117,214 @@ func lazySet(text string) func() map[string]bool {
 	})
 }
 
-const maxTerms = 32
+// maxTerms bounds a topic: a pasted log says what it is about in its first lines.
+const maxTerms = 40
 
-// PromptTerms are the words of a prompt recall searches for.
-func PromptTerms(prompt string) []string {
-	return filterTerms(index.Analyze(clean(prompt)), chatter())
-}
+// PromptTerms are the words of a prompt recall searches for (none: nothing to recall).
+func PromptTerms(prompt string) []string { return PromptTopic(prompt).words() }
 
-// StartTerms are the words a session start searches for: the branch (not main or
-// master) and the subjects of recent commits. The project key itself scopes the search.
-func StartTerms(w Workspace) []string {
-	var parts []string
-	if w.Branch != "" {
-		parts = append(parts, strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ").Replace(w.Branch))
-	}
-	parts = append(parts, w.Subjects...)
-	var words []string
-	for i, p := range parts {
-		ws := index.Analyze(clean(p))
-		if i == 0 && w.Branch != "" {
-			ws = filterTerms(ws, branchNoise())
-		}
-		words = append(words, ws...)
-	}
-	return filterTerms(words, chatter())
-}
-
-// clean drops what is not prose: ids (hex runs such as commit hashes and UUIDs), long
-// numbers (three or four digits stay: status codes and ports mean something) and very
-// long tokens.
-func clean(s string) string {
-	var out []string
-	for _, w := range strings.Fields(s) {
-		var keep []string
-		for _, part := range strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune("-_.:/=#@,;()[]{}'\"`", r) }) {
-			if len(part) > 40 || isID(part) {
-				continue
+// PromptTopic is the query of a prompt: its words, identifiers whole and in parts, what the
+// vocabulary says they also go by, and its quoted strings and error messages as phrases.
+func PromptTopic(prompt string) Topic {
+	tp := topic("prompt", prompt, chatter())
+	tp.Phrases = phrases(prompt)
+	if cs := clauses(prompt); len(cs) > 1 {
+		for _, c := range cs {
+			if ct := topic("clause", c, chatter()); len(ct.Terms) >= 2 {
+				tp.Clauses = append(tp.Clauses, ct)
 			}
-			keep = append(keep, part)
-		}
-		if len(keep) > 0 {
-			out = append(out, strings.Join(keep, " "))
 		}
 	}
-	return strings.Join(out, " ")
+	if len(tp.Clauses) < 2 {
+		tp.Clauses = nil
+	}
+	return tp
 }
 
-// isID reports whether s is a number not of three or four digits, or a run of hex digits
-// with both digits and letters (a hash, part of a UUID, an address).
+// clauseBreak ends a clause: a sentence's end, a line's, a semicolon, a comma or "and" or
+// "then" between two requests.
+var clauseBreak = regexp.MustCompile(`[.?!;:]\s+|\n+|,\s*(and|then)?\s*|\s+(and|then|also)\s+`)
+
+// clauses are the parts of a prompt that ask for different things: "add a column, migrate
+// the dev database and run the db tests" asks three.
+func clauses(prompt string) []string {
+	var out []string
+	for _, c := range clauseBreak.Split(prompt, -1) {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// StartTopics are the queries of a session start: the branch (not main or master), each
+// recent commit subject, and the files the commits touched.
+func StartTopics(w Workspace) []Topic {
+	var out []Topic
+	add := func(tp Topic) {
+		if len(tp.Terms) > 0 {
+			out = append(out, tp)
+		}
+	}
+	if w.Branch != "" {
+		// a branch name is a sentence written with dashes, not an identifier
+		words := strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ").Replace(w.Branch)
+		tp := topic("branch", words, branchNoise(), chatter())
+		tp.Text = w.Branch
+		add(tp)
+	}
+	var support []Term
+	var files Topic
+	if len(w.Files) > 0 {
+		files = filesTopic(w.Files)
+		seen := map[string]bool{}
+		for _, t := range files.Terms {
+			for _, p := range t.Parts {
+				if !seen[p] && !strings.ContainsAny(p, "./-_") {
+					seen[p] = true
+					support = append(support, Term{Word: p, Kind: Part, Forms: [][]string{{p}}})
+				}
+			}
+		}
+	}
+	for _, s := range w.Subjects {
+		tp := topic("commit", s, subjectNoise(), chatter())
+		tp.Support = support
+		add(tp)
+	}
+	add(files)
+	return out
+}
+
+// topic analyzes text into a topic, leaving out the words of the noise sets: each word once,
+// each identifier once with its parts, and the vocabulary's other forms of each.
+func topic(kind, text string, noise ...map[string]bool) Topic {
+	tp := Topic{Kind: kind, Text: text}
+	terms := index.AnalyzeTerms(text)
+	for _, t := range terms {
+		if !t.Whole {
+			tp.Leaves = append(tp.Leaves, t.Text)
+		}
+	}
+	seen := map[string]bool{}
+	keep := func(w string) bool { return len(w) >= 2 && !isID(w) && !inAny(w, noise) }
+	for i := 0; i < len(terms) && len(tp.Terms) < maxTerms; i++ {
+		t := terms[i]
+		w := t.Text
+		if !t.Whole {
+			if keep(w) && !seen[w] {
+				seen[w] = true
+				forms := append([][]string{{w}}, vocabulary().alts(w)...)
+				if !sameAsOne(tp.Terms, forms) {
+					tp.Terms = append(tp.Terms, Term{Word: w, Kind: Word, Forms: forms})
+				}
+			}
+			continue
+		}
+		// an identifier: the words inside it are its parts, not terms of their own
+		var parts []string
+		for i+1 < len(terms) && terms[i+1].Start < t.End {
+			i++
+			if p := terms[i].Text; keep(p) && !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+		if seen[w] || len(w) > 60 || isID(w) {
+			continue
+		}
+		seen[w] = true
+		tp.Terms = append(tp.Terms, Term{Word: w, Kind: Whole, Forms: append([][]string{{w}}, vocabulary().alts(w)...), Parts: parts})
+	}
+	for _, l := range vocabulary().abbreviate(tp.Leaves) {
+		if w := strings.Join(l.long, " "); !seen[w] {
+			seen[w] = true
+			tp.Terms = append(tp.Terms, Term{Word: w, Kind: Long, Forms: [][]string{l.long, l.short}})
+		}
+	}
+	return tp
+}
+
+// filesTopic is what the files recent commits touched say: each path, whole and in parts
+// (its directories, its file name, its stem and extension: a .tf file says terraform), and
+// its file name whole. A
+// path's words are evidence, not a sentence: no phrases, no vocabulary.
+func filesTopic(files []string) Topic {
+	tp := Topic{Kind: "files", Text: strings.Join(files, " ")}
+	seen := map[string]bool{}
+	for _, f := range files {
+		ts := index.AnalyzeTerms(f)
+		if len(ts) == 0 || seen[ts[0].Text] {
+			continue
+		}
+		seen[ts[0].Text] = true
+		t := Term{Word: ts[0].Text, Kind: Whole, Forms: [][]string{{ts[0].Text}}}
+		if !ts[0].Whole {
+			t.Kind = Word
+		}
+		for _, p := range ts[1:] {
+			if len(p.Text) >= 2 && !isID(p.Text) && !slices.Contains(t.Parts, p.Text) {
+				t.Parts = append(t.Parts, p.Text)
+			}
+		}
+		tp.Terms = append(tp.Terms, t)
+		// the file's name on its own: a learning may name schema.yml, not its directory
+		if base := index.AnalyzeTerms(path.Base(f)); len(base) > 0 && base[0].Whole && base[0].Text != t.Word && !seen[base[0].Text] {
+			seen[base[0].Text] = true
+			tp.Terms = append(tp.Terms, Term{Word: base[0].Text, Kind: Whole, Forms: [][]string{{base[0].Text}}})
+		}
+		if len(tp.Terms) >= maxTerms {
+			break
+		}
+	}
+	return tp
+}
+
+// sameAsOne reports whether a term of these forms is already among terms: "the dev
+// database and the db tests" says one thing twice.
+func sameAsOne(terms []Term, forms [][]string) bool {
+	for _, t := range terms {
+		for _, f := range forms[1:] {
+			if len(f) == 1 && f[0] == t.Word {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func inAny(w string, sets []map[string]bool) bool {
+	for _, s := range sets {
+		if s[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// isID reports whether an analyzed word is an id rather than a word: a number not of three
+// to five digits (those are status codes, ports and error codes), numbers joined by dashes,
+// dots or colons (dates, times, versions), or a run of hex digits with both digits
+// and letters (a hash, part of a UUID, an address), or an identifier made of such runs.
 func isID(s string) bool {
-	s = strings.TrimPrefix(strings.ToLower(s), "0x")
-	digits, hex := 0, 0
+	s = strings.TrimPrefix(s, "0x")
+	digits, hex, other, joins := 0, 0, 0, 0
 	for _, c := range s {
 		switch {
 		case c >= '0' && c <= '9':
 			digits++
 		case c >= 'a' && c <= 'f':
 			hex++
+		case c == '-' || c == '.' || c == ':':
+			joins++
 		default:
-			return false
+			other++
 		}
 	}
-	if hex == 0 {
-		return digits >= 5 || digits < 3
+	if other > 0 {
+		return false
+	}
+	if hex == 0 { // dates, times and version numbers are ids too
+		return joins > 0 || digits >= 6 || digits < 3
 	}
 	return digits > 0 && digits+hex >= 4
-}
-
-func filterTerms(words []string, drop map[string]bool) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range words {
-		if drop[w] || seen[w] || len(w) < 2 {
-			continue
-		}
-		seen[w] = true
-		out = append(out, w)
-		if len(out) == maxTerms {
-			break
-		}
-	}
-	return out
 }

@@ -1,15 +1,19 @@
-// Package recall decides what a hook injects into an agent's context: the query (from a
-// prompt, or at session start from the workspace's project, branch and recent commits),
-// the ranking (text score × confidence × recency, boosted for the current project), the
-// gates that keep irrelevant learnings out, the per-session dedupe, and the rendered block.
+// Package recall decides what a hook injects into an agent's context: the queries (a
+// prompt, or at session start one per topic: the branch, each recent commit, the files they
+// touched), what a learning matched of them (words, identifiers whole or in part, vocabulary
+// forms, phrases, triggers) and how much that says, the gates that keep irrelevant learnings
+// out, the ranking (text score × confidence × recency, boosted for the current project), the
+// per-session dedupe, and the rendered block. It never writes learnings.
 package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -31,25 +35,49 @@ type Request struct {
 	Prompt  string
 	Now     time.Time
 	// Workspace, when set, replaces reading Cwd's repository (a hook that read it already,
-	// tests, the relevance suite); at a session start it must hold StartSubjects subjects.
+	// tests, the relevance suite); at a session start it must hold StartSubjects subjects
+	// and the files they touched.
 	Workspace *Workspace
-	// Terms, when set, are PromptTerms(Prompt), already worked out by the caller.
+	// Terms, when set, are PromptTerms(Prompt), already worked out by the caller: none
+	// means there is nothing to look for.
 	Terms []string
 	// DryRun reads the session's dedupe state but does not add to it (`reflect recall`).
 	DryRun bool
 }
 
-// Candidate is a learning the index returned, with the reckoning that kept or dropped it.
+// Candidate is a learning the index returned, with the reckoning that kept or dropped it:
+// what it matched of its best topic, and how much that says.
 type Candidate struct {
 	index.Hit
-	From     From    `json:"from"`
+	From  From   `json:"from"`
+	Topic string `json:"topic"` // the topic it matched best: prompt, branch, commit, files
+	// Matches are what it shares with the topic: words (whole identifiers, their parts,
+	// vocabulary forms), phrases and triggers, each with its weight.
+	Matches  []Match `json:"matches"`
 	Final    float64 `json:"final"`    // the ranking score
-	Coverage float64 `json:"coverage"` // share of the query's weight it matched
-	Evidence float64 `json:"evidence"` // weight × strength of the words it holds
+	Coverage float64 `json:"coverage"` // share of the topic's weight it matched
+	Rarity   float64 `json:"rarity"`   // the sum of the weights it matched: how few learnings hold all of it
+	Relative float64 `json:"relative"` // its text score over the best of its topic's
+	Rule     string  `json:"rule"`     // the gate that kept or dropped it
 	Kept     bool    `json:"kept"`
 	Why      string  `json:"why"`
 	// Freshness is its anchors compared with the workspace's project (freshness.go).
 	Freshness anchor.Freshness `json:"freshness,omitzero"`
+	scores    []termScore      // every term of the topic, held or not: what the gates are tuned on
+}
+
+// Match is one thing a learning shares with a topic.
+type Match struct {
+	Said  string `json:"said"`            // the query's word, phrase or the trigger
+	Found string `json:"found,omitempty"` // the form the learning holds, when another
+	// Kind: word, whole (an identifier kept whole), part (of one), vocabulary (an
+	// abbreviation or synonym), phrase (a run of a quoted string or error message), trigger
+	// (one of the learning's triggers, said in the text).
+	Kind string `json:"kind"`
+	// Weight is how rare the words are in this memory: inverse document frequency over that
+	// of a word only one learning holds (a phrase or trigger adds up its words).
+	Weight   float64 `json:"weight"`
+	Strength float64 `json:"strength"` // where the learning holds it: title 3, tags/entities/triggers 2, body 1, saturating
 }
 
 // From is where a candidate came from: written on this machine, or arrived by sync (from
@@ -70,7 +98,8 @@ type From struct {
 type Result struct {
 	Kind       string      `json:"kind"` // "start" or "prompt"
 	Project    string      `json:"project"`
-	Terms      []string    `json:"terms"`
+	Topics     []Topic     `json:"topics"`
+	Terms      []string    `json:"terms"` // every word asked of the index
 	Candidates []Candidate `json:"candidates"`
 	Injected   []Candidate `json:"-"`
 	Text       string      `json:"text"` // the additionalContext; "" when nothing qualifies
@@ -107,11 +136,13 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	switch {
 	case req.Prompt == "":
 		res.Kind = "start"
-		res.Terms = StartTerms(*ws)
-	case req.Terms != nil:
-		res.Terms = req.Terms
+		res.Topics = StartTopics(*ws)
+	case req.Terms != nil && len(req.Terms) == 0:
 	default:
-		res.Terms = PromptTerms(req.Prompt)
+		res.Topics = []Topic{PromptTopic(req.Prompt)}
+	}
+	for _, tp := range res.Topics {
+		res.Terms = append(res.Terms, tp.words()...)
 	}
 	if len(res.Terms) == 0 || cfg.MaxLearnings == 0 {
 		return res, nil
@@ -120,23 +151,57 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	if ws.Project != learnings.Global {
 		scope = append(scope, ws.Project)
 	}
-	hits, err := ix.Search(ctx, index.Query{Terms: res.Terms, Projects: scope, Limit: candidates})
+	found, err := search(ctx, ix, res.Topics, scope)
 	if err != nil {
 		return nil, err
 	}
-	res.Source, res.Note = hits.Source, hits.Note
-	seen := readSeen(repo, req)
-	res.Candidates = rank(hits, res.Terms, ws.Project, req.Now, cfg, origins(repo, hits))
-	checkFreshness(ctx, repo, ws, res.Candidates)
-	// what holds a candidate back for where it came from, asked once each
-	others, held := gateOthers(repo, cfg.FromOthers), map[string]string{}
-	for _, c := range res.Candidates {
-		if seen[c.ID] {
-			continue
+	best := map[string]Candidate{}
+	var order []string
+	for i, tp := range res.Topics {
+		hits := found[i]
+		res.Source, res.Note = hits.Source, hits.Note
+		for _, h := range hits.Hits {
+			if _, ok := best[h.ID]; !ok {
+				order = append(order, h.ID)
+			}
+			for _, sub := range append([]Topic{tp}, tp.Clauses...) {
+				c := assess(h, sub, hits)
+				if old, ok := best[h.ID]; !ok || c.better(old, DefaultGates(), cfg) {
+					best[h.ID] = c
+				}
+			}
 		}
+	}
+	var cands []Candidate
+	for _, id := range order {
+		cands = append(cands, best[id])
+	}
+	seen := readSeen(repo, req)
+	// where a learning came from, and what holds it back for that, is asked only of those
+	// that qualify on their match (each costs a read of the provenance records and a search)
+	var qualified []Candidate
+	for i := range cands {
+		if _, _, ok := DefaultGates().qualify(&cands[i], cfg); ok && !seen[cands[i].ID] {
+			qualified = append(qualified, cands[i])
+		}
+	}
+	from := origins(repo, qualified)
+	for i := range cands {
+		cands[i].From = from[cands[i].ID]
+	}
+	res.Candidates = rank(cands, ws.Project, req.Now, cfg)
+	// only a learning that qualified on its match can be injected: its anchors are the ones
+	// worth comparing with the project (a recall weighs up to 48 candidates)
+	fresh := make(map[string]bool, len(qualified))
+	for _, c := range qualified {
+		fresh[c.ID] = true
+	}
+	checkFreshness(ctx, repo, ws, res.Candidates, fresh)
+	others, held := gateOthers(repo, cfg.FromOthers), map[string]string{}
+	for _, c := range qualified {
 		if n, err := ix.Claimed(ctx, c.ID); err == nil && n > 1 {
 			held[c.ID] = fmt.Sprintf("%d files claim this id (reflect doctor names them)", n)
-		} else if why := others(c.From); why != "" {
+		} else if why := others(from[c.ID]); why != "" {
 			held[c.ID] = why
 		}
 	}
@@ -150,62 +215,83 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	return res, nil
 }
 
+// search asks the index for each topic's candidates. A prompt is one search. A session
+// start's topics are first one search of all their words, with room for each topic's share
+// of candidates; each topic is then a search of its words among those hits only, which
+// scores them as a search of its own would and skips the rest of each word's list (at
+// 100,000 learnings, walking the same long lists once per topic was most of a hook).
+func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string) ([]*index.Result, error) {
+	ask := func(tp Topic, paths []string) (*index.Result, error) {
+		return ix.Search(ctx, index.Query{Terms: tp.words(), Also: tp.supportWords(), Paths: paths, Projects: scope, Limit: candidates})
+	}
+	if len(topics) == 1 {
+		res, err := ask(topics[0], nil)
+		return []*index.Result{res}, err
+	}
+	var all Topic
+	seen := map[string]bool{}
+	for _, tp := range topics {
+		for _, t := range tp.Terms {
+			if !seen[t.Word] {
+				seen[t.Word] = true
+				all.Terms = append(all.Terms, t)
+			}
+		}
+	}
+	first, err := ix.Search(ctx, index.Query{Terms: all.words(), Projects: scope, Limit: min(maxCandidates, candidates*len(topics)), Bare: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(first.Hits) == 0 { // no topic can find anything: each gets the empty answer
+		out := make([]*index.Result, len(topics))
+		for i := range out {
+			out[i] = first
+		}
+		return out, nil
+	}
+	paths := make([]string, len(first.Hits))
+	for i, h := range first.Hits {
+		paths[i] = h.Path
+	}
+	// the topics' searches run side by side: each is a few walks of short lists among the
+	// first search's hits, and a hook process has the machine's cores to itself
+	out := make([]*index.Result, len(topics))
+	errs := make([]error, len(topics))
+	var wg sync.WaitGroup
+	for i, tp := range topics {
+		wg.Go(func() { out[i], errs[i] = ask(tp, paths) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // Weights of a learning's confidence.
 var confidenceWeight = map[string]float64{"high": 1, "medium": 0.85, "low": 0.6}
 
-// candidates is how many of the index's best matches recall weighs: enough for the
-// gates to pick three, few enough to explain each in well under a millisecond.
+// candidates is how many of the index's best matches recall weighs per topic: enough for
+// the gates to pick three, few enough to explain each in well under a millisecond.
 const candidates = 12
+
+// maxCandidates bounds a session start's one search for all its topics.
+const maxCandidates = 48
 
 const projectBoost = 1.25 // the current project's learnings over global ones
 
-// Gates are the relevance thresholds that are not settings, calibrated on the relevance
-// suite in fixtures/relevance (its sweep passes others in).
-type Gates struct {
-	// RelativeFloor: a candidate under this share of the best one's score is a weaker
-	// match that would only dilute the context.
-	RelativeFloor float64
-	// StrongEvidence is, in words found only in one learning's body, the evidence that
-	// makes a learning relevant to a long query even when it matches a small share of it
-	// (a pasted error message, a prompt that explains a lot).
-	StrongEvidence float64
-}
-
-// DefaultGates are the calibrated gates.
-func DefaultGates() Gates { return Gates{RelativeFloor: 0.5, StrongEvidence: 6} }
-
-// rank scores the candidates: Evidence is the sum over the query words a learning holds
-// of their weight (rarer words weigh more) times their strength in it (title over body),
-// in units of one rare word; Final multiplies it by confidence, recency and the project
-// boost.
-func rank(hits *index.Result, terms []string, project string, now time.Time, cfg config.Recall, from map[string]From) []Candidate {
-	total := 0.0
-	for _, t := range terms {
-		total += hits.Weights[t]
-	}
-	unit := hits.MaxWeight * bodyOnce
-	if unit <= 0 {
-		unit = 1
-	}
-	var out []Candidate
-	for _, h := range hits.Hits {
-		c := Candidate{Hit: h, From: from[h.ID]}
-		got, ev := 0.0, 0.0
-		for _, t := range h.Terms {
-			got += hits.Weights[t]
-			ev += hits.Weights[t] * h.Strength[t]
-		}
-		if total > 0 {
-			c.Coverage = got / total
-		}
-		c.Evidence = ev / unit
-		when := h.Updated
+// rank scores the candidates: Final multiplies the text score by confidence, recency and
+// the project boost.
+func rank(cands []Candidate, project string, now time.Time, cfg config.Recall) []Candidate {
+	for i := range cands {
+		c := &cands[i]
+		when := c.Updated
 		if when.IsZero() {
-			when = h.Created
+			when = c.Created
 		}
 		age := max(0, now.Sub(when).Hours())
 		recency := 0.5 + 0.5*math.Exp2(-age/max(1, cfg.HalfLife.Std().Hours()))
-		conf, ok := confidenceWeight[h.Confidence]
+		conf, ok := confidenceWeight[c.Confidence]
 		if !ok {
 			conf = confidenceWeight["low"]
 		}
@@ -213,49 +299,57 @@ func rank(hits *index.Result, terms []string, project string, now time.Time, cfg
 			conf = min(conf, confidenceWeight["medium"]) // what no one here has read claims no more
 		}
 		boost := 1.0
-		if h.Project == project && project != learnings.Global {
+		if c.Project == project && project != learnings.Global {
 			boost = projectBoost
 		}
-		c.Final = h.Score * conf * recency * boost // BM25: length-normalised, so a long learning that mentions everything does not outrank a short one about the point
-		out = append(out, c)
+		c.Final = c.Score * conf * recency * boost // BM25: length-normalised, so a long learning that mentions everything does not outrank a short one about the point
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Final > out[j].Final })
-	return out
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Final > cands[j].Final })
+	return cands
 }
 
-// bodyOnce is the strength of a word said once in the body: the unit of evidence.
-const bodyOnce = 1 / 2.2
-
 // pick applies the gates in order and fills the budget. trust says why a learning is held back
-// for where it came from — another author, a second file claiming its id — or "".
+// for where it came from — another author, a second file claiming its id — or "". The
+// "near the best" floor is taken among the candidates that qualify on their match alone.
 func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust func(From, string) string) {
-	best := 0.0
-	for _, c := range res.Candidates {
-		if !seen[c.ID] && (trust == nil || trust(c.From, c.ID) == "") {
-			best = max(best, c.Final)
-		}
-	}
-	minTerms := min(2, len(res.Terms))
-	for i := range res.Candidates {
-		c := &res.Candidates[i]
+	held := func(c *Candidate) string {
 		switch {
 		case seen[c.ID]:
-			c.Why = "already injected in this session"
-		case trust != nil && trust(c.From, c.ID) != "":
-			c.Why = trust(c.From, c.ID)
-		case len(c.Terms) < minTerms:
-			c.Why = fmt.Sprintf("matches only %q", strings.Join(c.Terms, ", "))
-		case c.Coverage < cfg.MinCoverage && c.Evidence < g.StrongEvidence:
-			c.Why = fmt.Sprintf("weak match: %.0f%% of the query's weight (%s), evidence %.1f", 100*c.Coverage, strings.Join(c.Terms, ", "), c.Evidence)
+			return "already injected in this session"
+		case trust != nil:
+			return trust(c.From, c.ID)
+		}
+		return ""
+	}
+	best := 0.0
+	for i := range res.Candidates {
+		c := &res.Candidates[i]
+		c.Kept, c.Rule, c.Why = false, "", ""
+		if why := held(c); why != "" {
+			c.Rule, c.Why = "held", why
+			continue
+		}
+		if rule, why, ok := g.qualify(c, cfg); !ok {
+			c.Rule, c.Why = rule, why
+			continue
+		}
+		best = max(best, c.Final)
+	}
+	for i := range res.Candidates {
+		c := &res.Candidates[i]
+		if c.Why != "" {
+			continue
+		}
+		rule, why, _ := g.qualify(c, cfg)
+		switch {
 		case c.Final < g.RelativeFloor*best:
-			c.Why = fmt.Sprintf("scores %.2f, under %.0f%% of the best (%.2f)", c.Final, 100*g.RelativeFloor, best)
+			c.Rule, c.Why = "floor", fmt.Sprintf("scores %.2f, under %.0f%% of the best that qualifies (%.2f)", c.Final, 100*g.RelativeFloor, best)
 		case len(res.Injected) >= cfg.MaxLearnings:
-			c.Why = fmt.Sprintf("over the budget of %d learnings", cfg.MaxLearnings)
+			c.Rule, c.Why = "budget", fmt.Sprintf("over the budget of %d learnings", cfg.MaxLearnings)
 		case utf8.RuneCountInString(Render(append(append([]Candidate(nil), res.Injected...), *c), cfg.MaxChars)) > cfg.MaxChars:
-			c.Why = fmt.Sprintf("over the budget of %d characters", cfg.MaxChars)
+			c.Rule, c.Why = "budget", fmt.Sprintf("over the budget of %d characters", cfg.MaxChars)
 		default:
-			c.Kept = true
-			c.Why = fmt.Sprintf("score %.2f, evidence %.1f, matches %.0f%% of the query (%s)", c.Final, c.Evidence, 100*c.Coverage, strings.Join(c.Terms, ", "))
+			c.Kept, c.Rule, c.Why = true, rule, why
 			res.Injected = append(res.Injected, *c)
 		}
 	}
@@ -369,11 +463,11 @@ func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // origins reads where each hit came from (a hit the provenance records do not know was
 // written here).
-func origins(repo *gitstore.Repo, hits *index.Result) map[string]From {
+func origins(repo *gitstore.Repo, cands []Candidate) map[string]From {
 	out := map[string]From{}
 	me := repo.Identity()
 	built := provenance.Built(repo)
-	for _, h := range hits.Hits {
+	for _, h := range cands {
 		rec, ok, err := provenance.Of(repo, h.ID)
 		if err != nil || !ok {
 			if !built { // the records are being rebuilt: it may have arrived by sync

@@ -122,31 +122,74 @@ func TestPickKeepsTheCharacterBudget(t *testing.T) {
 	for _, budget := range []int{200, 400, 1500} {
 		out := &Result{Terms: index.Analyze("stripe webhook signature")}
 		for _, h := range res.Hits[:3] {
-			out.Candidates = append(out.Candidates, Candidate{Hit: h, Coverage: 1, Evidence: 10, Final: 1})
+			out.Candidates = append(out.Candidates, Candidate{Hit: h, Coverage: 1, Rarity: 3, Relative: 1, Final: 1})
 		}
 		pick(out, nil, config.Recall{MaxLearnings: 3, MaxChars: budget, MinCoverage: 0.4}, DefaultGates(), nil)
 		if text := Render(out.Injected, budget); utf8.RuneCountInString(text) > budget {
 			t.Errorf("budget %d: %d characters", budget, utf8.RuneCountInString(text))
 		}
-		t.Logf("budget %d: %d injected", budget, len(out.Injected))
+		if budget >= 1500 && len(out.Injected) == 0 {
+			t.Errorf("budget %d: nothing injected", budget)
+		}
 	}
 }
 
 func TestTerms(t *testing.T) {
+	words := func(tps ...Topic) string {
+		var out []string
+		for _, tp := range tps {
+			var ws []string
+			for _, t := range tp.Terms {
+				w := t.Word
+				if len(t.Parts) > 0 {
+					w += "(" + strings.Join(t.Parts, " ") + ")"
+				}
+				ws = append(ws, w)
+			}
+			out = append(out, tp.Kind+": "+strings.Join(ws, " "))
+		}
+		return strings.Join(out, " | ")
+	}
 	cases := []struct {
 		name string
-		got  []string
+		got  string
 		want string
 	}{
-		{"chatter dropped", PromptTerms("hey can you please look at why the stripe webhooks fail?"), "stripe webhook fail"},
-		{"ids and numbers dropped", PromptTerms("error 0x7f3a9c2e1b in request 6f1c2a9e-3b7d-4c55 at 12:03"), "error request"},
-		{"branch noise", StartTerms(Workspace{Branch: "feature/stripe-webhook-retries"}), "stripe webhook retri"},
-		{"main says nothing", StartTerms(Workspace{Branch: "main"}), ""},
-		{"subjects", StartTerms(Workspace{Branch: "main", Subjects: []string{"webhooks: verify signature", "bump stripe to 7.1"}}), "webhook verifi signatur bump stripe"},
+		{"chatter dropped", words(PromptTopic("hey can you please look at why the stripe webhooks fail?")), "prompt: stripe webhook fail"},
+		{"ids and numbers dropped", words(PromptTopic("error 0x7f3a9c2e1b in request 6f1c2a9e-3b7d-4c55 at 12:03 on port 5433")), "prompt: error request port 5433"},
+		{"identifiers whole and in parts", words(PromptTopic("r.PathValue is empty in load_to_snowflake")), "prompt: r.pathvalue(pathvalu path valu) empti load_to_snowflake(load snowflak)"},
+		{"branch noise", words(StartTopics(Workspace{Branch: "feature/stripe-webhook-retries"})...), "branch: stripe webhook retri"},
+		{"main says nothing", words(StartTopics(Workspace{Branch: "main"})...), ""},
+		{"one topic a subject", words(StartTopics(Workspace{Branch: "main", Subjects: []string{"webhooks: verify signature", "bump stripe to 7.1"}})...),
+			"commit: webhook verifi signatur | commit: stripe"},
+		{"files", words(StartTopics(Workspace{Files: []string{"internal/auth/redirect.go"}})...),
+			"files: internal/auth/redirect.go(intern auth redirect.go redirect go) redirect.go"},
 	}
 	for _, c := range cases {
-		if got := strings.Join(c.got, " "); got != c.want {
-			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		if c.got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, c.got, c.want)
 		}
+	}
+}
+
+func TestPhrases(t *testing.T) {
+	got := phrases("login fails with 'invalid state' after the redirect, doesn't it?\n" +
+		"  level=ERROR msg=\"callback failed\" err=\"oidc: failed to verify signature\"\nthanks")
+	var out []string
+	for _, p := range got {
+		out = append(out, p.Kind+": "+strings.Join(p.Words, " "))
+	}
+	want := []string{
+		"quoted: invalid state",
+		"quoted: callback fail",
+		"quoted: oidc fail verifi signatur",
+		"error: login fail invalid state redirect",
+		"error: level error msg callback fail err oidc fail verifi signatur",
+	}
+	if strings.Join(out, "\n") != strings.Join(want, "\n") {
+		t.Errorf("phrases:\n%s\nwant:\n%s", strings.Join(out, "\n"), strings.Join(want, "\n"))
+	}
+	if start, n := longestRun(strings.Fields("a b c d e"), strings.Fields("x c d e y b")); start != 2 || n != 3 {
+		t.Errorf("longestRun: %d %d", start, n)
 	}
 }

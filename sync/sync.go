@@ -13,7 +13,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
@@ -498,7 +498,7 @@ func classify(err error, url string) error {
 
 // httpStatus finds a refusal's HTTP status in an error message, not any 401 or 403 (a port
 // number, a hash).
-var httpStatus = regexp.MustCompile(`\b(status|code|HTTP/[0-9.]+)[: ]+(401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b`)
+var httpStatus = lazyregexp.New(`\b(status|code|HTTP/[0-9.]+)[: ]+(401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b`)
 
 func short(h plumbing.Hash) string { return h.String()[:7] }
 

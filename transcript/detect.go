@@ -17,6 +17,7 @@ func Detect(firstLine []byte) (Harness, bool) {
 	}
 	var t, recordType string
 	var payload, id, timestamp, sessionID, uuid, claudeKey bool
+	var geminiKey, content, role, message, data bool
 	it := s.object()
 	for k, more := it.next(); more; k, more = it.next() {
 		key := string(k)
@@ -43,12 +44,30 @@ func Detect(firstLine []byte) (Harness, bool) {
 			uuid = set
 		case "parentUuid", "leafUuid":
 			claudeKey = true
+		case "projectHash", "$set", "$rewindTo":
+			geminiKey = true
+		case "content":
+			content = set
+		case "role":
+			role = set
+		case "message":
+			message = set
+		case "data":
+			data = set
 		}
 	}
 	if !s.atEnd() {
 		return "", false
 	}
 	switch {
+	case strings.HasPrefix(t, "opencode."):
+		return HarnessOpencode, true
+	case geminiKey || t == "gemini" || geminiTypes[t] && id && content && !message && !uuid && !sessionID:
+		return HarnessGemini, true
+	case data && strings.Contains(t, ".") && !payload:
+		return HarnessCopilot, true
+	case t == "" && role && message && !uuid || t == "turn_ended":
+		return HarnessCursor, true
 	case payload && (codexEnvelopeTypes[t] || timestamp):
 		return HarnessCodex, true
 	case t == "" && recordType != "":
@@ -64,6 +83,10 @@ func Detect(firstLine []byte) (Harness, bool) {
 	}
 	return "", false
 }
+
+// geminiTypes are the message types of a Gemini CLI session line (§E.7); "gemini" names
+// only Gemini's.
+var geminiTypes = map[string]bool{"user": true, "info": true, "error": true, "warning": true}
 
 // codexEnvelopeTypes are the RolloutItem tags of the envelope format.
 var codexEnvelopeTypes = map[string]bool{
@@ -92,6 +115,12 @@ func harnessFromPath(path string) (Harness, bool) {
 	p := filepath.ToSlash(path)
 	base := filepath.Base(path)
 	switch {
+	case strings.Contains(p, "/.gemini/") || strings.HasPrefix(base, "session-") && strings.HasSuffix(base, ".json"):
+		return HarnessGemini, true
+	case strings.Contains(p, "/.copilot/session-state/"):
+		return HarnessCopilot, true
+	case strings.Contains(p, "/agent-transcripts/"):
+		return HarnessCursor, true
 	case strings.Contains(p, "/.codex/") || strings.HasPrefix(base, "rollout-"):
 		return HarnessCodex, true
 	case strings.Contains(p, "/.claude/") || strings.Contains(p, "/subagents/") ||
@@ -115,6 +144,9 @@ func hintsFromPath(path string) hints {
 	base := filepath.Base(path)
 	name := strings.TrimSuffix(base, ".jsonl")
 	var h hints
+	if strings.Contains(p, "/.copilot/session-state/") && base == "events.jsonl" {
+		name = filepath.Base(filepath.Dir(path)) // session-state/<id>/events.jsonl
+	}
 	if strings.HasPrefix(base, "agent-") || strings.Contains(p, "/subagents/") {
 		h.sidechain = true
 	}

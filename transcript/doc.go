@@ -1,6 +1,9 @@
 // Package transcript reads the session files that Claude Code
 // (~/.claude/projects/<enc-cwd>/<session>.jsonl and its subagent files) and Codex CLI
-// (~/.codex/sessions/…/rollout-*.jsonl, envelope and pre-envelope formats) write, into one
+// (~/.codex/sessions/…/rollout-*.jsonl, envelope and pre-envelope formats), Gemini CLI
+// (~/.gemini/tmp/<slug>/chats/session-*.jsonl, and the single-JSON session-*.json before
+// v0.39), GitHub Copilot CLI (~/.copilot/session-state/<id>/events.jsonl) and Cursor
+// (~/.cursor/projects/<ws>/agent-transcripts/…/<id>.jsonl) write, into one
 // model: a Session of Messages with roles, kinds, tool calls joined to their results, exit
 // codes, and the byte offset of every line so that a later read can resume where this one
 // stopped.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -15,9 +17,23 @@ type Harness string
 
 // The harnesses whose transcripts this package reads.
 const (
-	HarnessClaude Harness = "claude-code"
-	HarnessCodex  Harness = "codex"
+	HarnessClaude  Harness = "claude-code"
+	HarnessCodex   Harness = "codex"
+	HarnessGemini  Harness = "gemini"
+	HarnessCopilot Harness = "copilot"
+	HarnessCursor  Harness = "cursor"
+	// HarnessOpencode reads the mirror package opencode makes of an opencode session.
+	HarnessOpencode Harness = "opencode"
 )
+
+// Known says whether h is a harness this package reads.
+func Known(h Harness) bool {
+	switch h {
+	case HarnessClaude, HarnessCodex, HarnessGemini, HarnessCopilot, HarnessCursor, HarnessOpencode:
+		return true
+	}
+	return false
+}
 
 // Role is who a message is from.
 type Role string
@@ -129,8 +145,7 @@ func ReadClaude(r io.Reader) (*Session, error) {
 
 // Read reads a transcript written by h.
 func Read(r io.Reader, h Harness) (*Session, error) {
-	switch h {
-	case HarnessClaude, HarnessCodex:
+	if Known(h) {
 		return read(r, 0, h, hints{})
 	}
 	return nil, fmt.Errorf("read transcript: %w: harness %q", ErrUnknownHarness, h)
@@ -166,8 +181,11 @@ func ReadFileFrom(path string, offset int64, h Harness) (*Session, error) {
 			return nil, err
 		}
 	}
-	if h != HarnessClaude && h != HarnessCodex {
+	if !Known(h) {
 		return nil, fmt.Errorf("read transcript %s: %w: harness %q", path, ErrUnknownHarness, h)
+	}
+	if h == HarnessGemini && strings.HasSuffix(path, ".json") {
+		return readGeminiJSON(f, path, offset, hintsFromPath(path))
 	}
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("read transcript %s: %w", path, err)
@@ -175,6 +193,15 @@ func ReadFileFrom(path string, offset int64, h Harness) (*Session, error) {
 	s, err := read(f, offset, h, hintsFromPath(path))
 	if err != nil {
 		return s, fmt.Errorf("read transcript %s: %w", path, err)
+	}
+	switch h {
+	case HarnessGemini:
+		geminiCWD(s, path)
+	case HarnessCursor:
+		cursorCWD(s, path)
+		if s.ID == "" {
+			s.ID = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		}
 	}
 	return s, nil
 }
@@ -189,9 +216,13 @@ func detectFile(f *os.File, path string) (Harness, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	var acc []byte
 	seen := 0
+	var head []byte // the start of a pretty-printed document (Gemini's single-JSON session)
 	for i := 0; i < detectLines && seen < detectBytes; i++ {
 		line, n, long, err := readLine(br, &acc)
 		seen += int(n)
+		if !long && len(head) < 8<<10 {
+			head = append(head, line...)
+		}
 		if !long {
 			if h, ok := Detect(line); ok {
 				return h, nil
@@ -206,6 +237,10 @@ func detectFile(f *os.File, path string) (Harness, error) {
 	}
 	if h, ok := harnessFromPath(path); ok {
 		return h, nil
+	}
+	if strings.HasSuffix(path, ".json") && bytes.Contains(head, []byte(`"sessionId"`)) &&
+		(bytes.Contains(head, []byte(`"projectHash"`)) || bytes.Contains(head, []byte(`"messages"`))) {
+		return HarnessGemini, nil
 	}
 	return "", fmt.Errorf("read transcript %s: %w", path, ErrUnknownHarness)
 }
@@ -242,9 +277,18 @@ const SkipLongLine = "line over 16 MB"
 func read(r io.Reader, base int64, h Harness, hi hints) (*Session, error) {
 	s := &Session{Harness: h, End: base}
 	var p parser
-	if h == HarnessCodex {
+	switch h {
+	case HarnessCodex:
 		p = newCodexParser(s, hi)
-	} else {
+	case HarnessGemini:
+		p = newGeminiParser(s, base, hi)
+	case HarnessCopilot:
+		p = newCopilotParser(s, hi)
+	case HarnessCursor:
+		p = newCursorParser(s, hi)
+	case HarnessOpencode:
+		p = newOpencodeParser(s, hi)
+	default:
 		p = newClaudeParser(s, hi)
 	}
 	size := readBuffer
@@ -399,5 +443,15 @@ func (s *Session) stamp(ts string) time.Time {
 }
 
 func (s *Session) add(m Message) { s.Messages = append(s.Messages, m) }
+
+// stampTime records a time in the session bounds.
+func (s *Session) stampTime(t time.Time) {
+	if s.Started.IsZero() || t.Before(s.Started) {
+		s.Started = t
+	}
+	if t.After(s.Updated) {
+		s.Updated = t
+	}
+}
 
 func intPtr(n int) *int { return &n }

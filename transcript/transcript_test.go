@@ -497,10 +497,10 @@ func TestReadErrors(t *testing.T) {
 	if s == nil || len(s.Messages) != 1 {
 		t.Errorf("what was read before the error is returned: %+v", s)
 	}
-	if _, err := Read(strings.NewReader(""), "gemini"); !errors.Is(err, ErrUnknownHarness) {
+	if _, err := Read(strings.NewReader(""), "windsurf"); !errors.Is(err, ErrUnknownHarness) {
 		t.Errorf("unknown harness: %v", err)
 	}
-	for _, h := range []Harness{HarnessClaude, HarnessCodex} {
+	for _, h := range []Harness{HarnessClaude, HarnessCodex, HarnessGemini, HarnessCopilot, HarnessCursor} {
 		s, err := Read(strings.NewReader(""), h)
 		if err != nil || s.Lines != 0 || s.End != 0 || s.Torn || len(s.Messages) != 0 {
 			t.Errorf("%s empty input: %v %+v", h, err, s)

@@ -1,7 +1,7 @@
 // Package workspace reads the directory an agent works in — the project, not the memory: the
 // git repository it belongs to (following the "gitdir:" file of a linked worktree or a
 // submodule, and a worktree's commondir), the project key learnings are filed under, the
-// branch, HEAD and the subjects of the latest commits. It reads git's files itself, no git
+// branch, HEAD, and the subjects of the latest commits and the files they touched. It reads git's files itself, no git
 // process (a hook has milliseconds), and walks up from the directory once. It is the one
 // place that finds a workspace's .git and the one that computes its project key; everyone
 // else asks it. It never writes.
@@ -10,6 +10,7 @@ package workspace
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,10 +18,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-git/gcfg"
-	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/reflect-memory/reflect/learnings"
 )
@@ -36,11 +43,14 @@ type Workspace struct {
 	// Subjects are the subjects of the latest commits of HEAD's first-parent line, newest
 	// first, merges left out: only when Read was asked for some.
 	Subjects []string
-	common   string // where config and refs live: the main repository's git directory
+	// Files are the paths those commits touched, newest commit first, each once (at most
+	// 40; none of a commit that touched over 100; what 10 ms of reading finds).
+	Files  []string
+	common string // where config and refs live: the main repository's git directory
 }
 
 // Read describes dir: its repository, project key, branch and HEAD, and the subjects of up
-// to subjects latest commits. The error says why the project key could not be worked out (a
+// to subjects latest commits with the files they touched. The error says why the project key could not be worked out (a
 // directory that does not exist, a .git file that names nothing, a config that does not
 // parse); what could be read is returned with it, Project then being Global.
 func Read(dir string, subjects int) (Workspace, error) {
@@ -235,22 +245,46 @@ func (w *Workspace) head() (branch, commit string) {
 	return branch, ""
 }
 
-// subjects reads the subjects of up to n commits back from HEAD along first parents.
+// Bounds on reading the files recent commits touched: a hook has milliseconds, and a commit
+// that touches hundreds of files (a vendoring, a formatting pass) says nothing about a topic.
+const (
+	maxFiles       = 40
+	maxCommitFiles = 100
+	filesBudget    = 10 * time.Millisecond
+)
+
+// subjects reads the subjects of up to n commits back from HEAD along first parents, and
+// the files those commits touched (see Files).
 func (w *Workspace) subjects(n int) []string {
-	repo, err := gogit.PlainOpenWithOptions(w.Dir, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	common, err := w.commonDir()
 	if err != nil {
 		return nil
 	}
+	// the object store alone, on a bound file system: go-git's repository resolves every
+	// path component of every loose object it opens through its chroot (a millisecond in
+	// five commits of a fresh clone)
+	repo := filesystem.NewStorage(osfs.New(common, osfs.WithBoundOS()), cache.NewObjectLRUDefault())
+	ctx, cancel := context.WithTimeout(context.Background(), filesBudget)
+	defer cancel()
 	var out []string
+	seen := map[string]bool{}
 	id := plumbing.NewHash(w.Head)
 	for len(out) < n {
-		c, err := repo.CommitObject(id)
+		c, err := object.GetCommit(repo, id)
 		if err != nil {
 			break
 		}
 		subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
 		if subject != "" && !strings.HasPrefix(subject, "Merge ") {
 			out = append(out, subject)
+			if len(c.ParentHashes) > 0 && len(w.Files) < maxFiles && ctx.Err() == nil {
+				for _, f := range touched(ctx, repo, c) {
+					if !seen[f] && len(w.Files) < maxFiles {
+						seen[f] = true
+						w.Files = append(w.Files, f)
+					}
+				}
+			}
 		}
 		if len(c.ParentHashes) == 0 {
 			break
@@ -258,4 +292,76 @@ func (w *Workspace) subjects(n int) []string {
 		id = c.ParentHashes[0]
 	}
 	return out
+}
+
+// touched lists the paths commit c changed against its first parent, or nothing when they
+// are more than maxCommitFiles or the budget is spent. Subtrees with equal ids are not read
+// (go-git's DiffTree reads every subtree of each directory it visits: 10 ms for one commit).
+func touched(ctx context.Context, repo storer.EncodedObjectStorer, c *object.Commit) []string {
+	if len(c.ParentHashes) == 0 {
+		return nil // a first commit is an import of everything
+	}
+	parent, err := object.GetCommit(repo, c.ParentHashes[0])
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if !diffPaths(ctx, repo, parent.TreeHash, c.TreeHash, "", &out) {
+		return nil
+	}
+	return out
+}
+
+// diffPaths adds to out the paths of the files that differ between trees a and b (either
+// may be zero) under prefix; false when there are too many or the context is done.
+func diffPaths(ctx context.Context, repo storer.EncodedObjectStorer, a, b plumbing.Hash, prefix string, out *[]string) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	entries := func(h plumbing.Hash) map[string]object.TreeEntry {
+		m := map[string]object.TreeEntry{}
+		if t, err := object.GetTree(repo, h); err == nil {
+			for _, e := range t.Entries {
+				m[e.Name] = e
+			}
+		}
+		return m
+	}
+	ea, eb := entries(a), entries(b)
+	names := make([]string, 0, len(ea)+len(eb))
+	for n := range ea {
+		names = append(names, n)
+	}
+	for n := range eb {
+		if _, ok := ea[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		x, y := ea[n], eb[n]
+		if x.Hash == y.Hash {
+			continue
+		}
+		dirX, dirY := x.Mode == filemode.Dir, y.Mode == filemode.Dir
+		if dirX || dirY {
+			var ha, hb plumbing.Hash
+			if dirX {
+				ha = x.Hash
+			}
+			if dirY {
+				hb = y.Hash
+			}
+			if !diffPaths(ctx, repo, ha, hb, prefix+n+"/", out) {
+				return false
+			}
+			if dirX == dirY || x.Hash.IsZero() || y.Hash.IsZero() {
+				continue
+			}
+		}
+		if *out = append(*out, prefix+n); len(*out) > maxCommitFiles {
+			return false
+		}
+	}
+	return true
 }

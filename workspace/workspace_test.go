@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,5 +123,62 @@ func BenchmarkProjectKey(b *testing.B) {
 		if key, err := ProjectKey(sub); err != nil || key != "github.com/acme/auth" {
 			b.Fatal(key, err)
 		}
+	}
+}
+
+// TestRecentCommits: Read gives the subjects of the latest commits (merges left out) and the
+// files they touched, newest first, each once; a first commit (an import) and a commit that
+// touches more than maxCommitFiles files give none.
+func TestRecentCommits(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	n := 0
+	write := func(path string) {
+		t.Helper()
+		n++
+		p := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("%s %d\n", path, n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit := func(msg string, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			write(p)
+		}
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+	}
+	commit("import", "README.md", "go.mod")
+	var many []string
+	for i := 0; i <= maxCommitFiles; i++ {
+		many = append(many, "vendor/x/f"+strings.Repeat("a", i%7)+string(rune('a'+i%26))+string(rune('a'+i/26))+".go")
+	}
+	commit("vendor: add x", many...)
+	commit("ratelimit: key on ip and username", "internal/ratelimit/limiter.go", "internal/ratelimit/limiter_test.go")
+	git(t, dir, "checkout", "-q", "-b", "side")
+	commit("docs: side", "docs/side.md")
+	git(t, dir, "checkout", "-q", "main")
+	commit("deps: bump go-redis", "go.mod", "go.sum")
+	git(t, dir, "merge", "-q", "--no-ff", "-m", "Merge branch 'side'", "side")
+
+	w, err := Read(dir, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(w.Subjects, " | "), "deps: bump go-redis | ratelimit: key on ip and username | vendor: add x | import"; got != want {
+		t.Errorf("subjects: %q, want %q", got, want)
+	}
+	if got, want := strings.Join(w.Files, " "), "go.mod go.sum internal/ratelimit/limiter.go internal/ratelimit/limiter_test.go"; got != want {
+		t.Errorf("files: %q, want %q", got, want)
+	}
+	if w, _ := Read(dir, 0); len(w.Subjects)+len(w.Files) != 0 {
+		t.Errorf("asked for none: %v %v", w.Subjects, w.Files)
 	}
 }

@@ -31,7 +31,7 @@ func (a *app) demoCmd() *cobra.Command {
 share one memory through a git remote (a local directory). On laptop A, Claude Code's hooks
 turn a user's correction into a learning at once and queue the session; laptop B joins the
 memory, the drain turns A's session into learnings, and Codex's hooks recall them for a
-prompt on the same subject. Every step is a commit you can review. No network, no LLM,
+prompt on the same subject; back on A, Gemini CLI and Cursor recall them too. Every step is a commit you can review. No network, no LLM,
 no git binary needed; nothing of yours is read or changed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd.Context(), keep) },
@@ -172,6 +172,15 @@ func (a *app) runDemo(ctx context.Context, keep bool) error {
 		return err
 	}
 
+	d.step("Laptop A, the next morning: Gemini CLI and Cursor in the same shop remember it too")
+	a.printf("The project is the shop's remote whichever agent works in it; each host gets the lessons\n")
+	a.printf("in its own output shape (`reflect install --all` wires every agent found on a machine).\n")
+	for _, h := range []struct{ harness, fixture string }{{"gemini", "gemini-prompt.json"}, {"cursor", "cursor-prompt.json"}} {
+		if err := d.hook(&demoLaptop{name: A.name, home: A.home, project: A.project, harness: h.harness}, h.fixture, "nothing to recall"); err != nil {
+			return err
+		}
+	}
+
 	d.step("Review it like code: the history, the same on both laptops")
 	a.printf("$ git -C %s log --format='%%h %%s'\n", A.home)
 	d.commits(A, plumbing.ZeroHash, false)
@@ -261,16 +270,22 @@ func (d *demoTour) hook(l *demoLaptop, name, quiet string) error {
 	}
 	var o struct {
 		HookSpecificOutput *struct{ AdditionalContext string }
+		Cursor             string `json:"additional_context"`
 	}
 	switch printed := strings.TrimSpace(out.String()); {
 	case printed == "":
 		if quiet != "" {
 			d.a.printf("  no output: %s\n", quiet)
 		}
-	case json.Unmarshal([]byte(printed), &o) == nil && o.HookSpecificOutput != nil:
+	case json.Unmarshal([]byte(printed), &o) == nil && (o.HookSpecificOutput != nil || o.Cursor != ""):
+		text, field := o.Cursor, "additional_context"
+		if o.HookSpecificOutput != nil {
+			text, field = o.HookSpecificOutput.AdditionalContext, "additionalContext"
+		}
 		d.a.printf("  output: %s\n", demoClip(printed, 96))
-		d.a.printf("  its additionalContext, which %s reads with the prompt:\n", map[string]string{"claude": "Claude", "codex": "Codex"}[l.harness])
-		for _, line := range strings.Split(o.HookSpecificOutput.AdditionalContext, "\n") {
+		d.a.printf("  its %s, which %s reads with the prompt:\n", field,
+			map[string]string{"claude": "Claude", "codex": "Codex", "gemini": "Gemini CLI", "cursor": "Cursor"}[l.harness])
+		for _, line := range strings.Split(text, "\n") {
 			for _, w := range demoWrap(line, 96) {
 				d.a.printf("%s\n", strings.TrimRight("  │ "+w, " "))
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,6 +85,9 @@ reflect.toml's drain.extractor is the default.`,
 					a.printf("%s  failed after %d attempts: %s\n", e.ID, e.Attempts, e.Failed)
 				default:
 					a.printf("%s  %d new, %d seen again (%s)%s\n", e.ID, len(e.Learned), len(e.Merged), e.Extractor, note(e.Note))
+					if e.Handoff != "" {
+						a.printf("%s  handoff: %s\n", e.ID, handoffNote(e.Handoff))
+					}
 				}
 			}
 			a.printf("drained %d, failed %d, %d new learnings, %d seen again; %d left in the queue\n",
@@ -211,4 +215,12 @@ func (a *app) status(r *gitstore.Repo) (*statusJSON, error) {
 	st.Capped = drain.CapReached(cfg, st.Usage)
 	st.Index, err = index.Inspect(r)
 	return st, err
+}
+
+// handoffNote says what a drain did with the handoff's summary: a path means rewritten.
+func handoffNote(s string) string {
+	if strings.HasPrefix(s, "kept ") {
+		return s
+	}
+	return "summary rewritten in " + s
 }

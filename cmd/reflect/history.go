@@ -16,14 +16,16 @@ import (
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/opencode"
 	"github.com/reflect-memory/reflect/workspace"
 )
 
 func (a *app) historyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history",
-		Short: "Find what happened in past Claude Code and Codex sessions, with the evidence",
-		Long: `Session history is a local archive of your Claude Code and Codex transcripts, kept under
+		Short: "Find what happened in past agent sessions, with the evidence",
+		Long: `Session history is a local archive of your Claude Code, Codex, Gemini CLI, Copilot CLI and
+Cursor transcripts, kept under
 .git/reflect/history of the knowledge repository: never committed, never synced, secrets
 redacted before anything is written. The Stop hook adds each session as it goes;
 'reflect history import' reads the hosts' folders.`,
@@ -37,6 +39,7 @@ redacted before anything is written. The Stop hook adds each session as it goes;
 func (a *app) historyImportCmd() *cobra.Command {
 	var (
 		claude, codex, transcript string
+		gemini, copilot, cursor   string
 		sinceDays, limitFiles     int
 		all                       bool
 	)
@@ -44,7 +47,10 @@ func (a *app) historyImportCmd() *cobra.Command {
 		Use:   "import",
 		Short: "Read new transcripts into the session history (incremental)",
 		Long: `Reads the transcripts of Claude Code ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects,
-subagents included) and Codex ($CODEX_HOME/sessions, else ~/.codex/sessions, both formats).
+subagents included), Codex ($CODEX_HOME/sessions, else ~/.codex/sessions, both formats),
+Gemini CLI (~/.gemini/tmp/*/chats), Copilot CLI (~/.copilot/session-state), Cursor
+(~/.cursor/projects/*/agent-transcripts) and opencode (its database,
+~/.local/share/opencode/opencode.db, mirrored under .git/reflect/opencode).
 A file read before is read from where the last import stopped; one rewritten since is read
 again whole. Files that cannot be used are listed with the reason.`,
 		Args: noArgs,
@@ -76,6 +82,17 @@ again whole. Files that cannot be used are listed with the reason.`,
 				if o.CodexDir, err = hostDir(codex, install.Codex, "sessions"); err != nil {
 					return err
 				}
+				if o.GeminiDir, err = hostDir(gemini, install.Gemini, "tmp"); err != nil {
+					return err
+				}
+				if o.CopilotDir, err = hostDir(copilot, install.Copilot, "session-state"); err != nil {
+					return err
+				}
+				if o.CursorDir, err = hostDir(cursor, install.Cursor, "projects"); err != nil {
+					return err
+				}
+				o.OpencodeMirrors = filepath.Join(r.StateDir(), "opencode")
+				o.OpencodeDB, o.OpencodeStorage = opencode.DBPath(), opencode.StorageDir()
 				if !all {
 					o.Since = time.Now().Add(-time.Duration(sinceDays) * 24 * time.Hour)
 				}
@@ -101,6 +118,9 @@ again whole. Files that cannot be used are listed with the reason.`,
 	f := cmd.Flags()
 	f.StringVar(&claude, "claude", "", "Claude Code's projects folder (default $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)")
 	f.StringVar(&codex, "codex", "", "Codex's sessions folder (default $CODEX_HOME/sessions, else ~/.codex/sessions)")
+	f.StringVar(&gemini, "gemini", "", "Gemini CLI's tmp folder (default ~/.gemini/tmp)")
+	f.StringVar(&copilot, "copilot", "", "Copilot CLI's session-state folder (default $COPILOT_HOME/session-state, else ~/.copilot/session-state)")
+	f.StringVar(&cursor, "cursor", "", "Cursor's projects folder (default ~/.cursor/projects)")
 	f.IntVar(&sinceDays, "since-days", 30, "only transcripts changed in the last N days")
 	f.BoolVar(&all, "all-history", false, "every transcript, however old")
 	f.IntVar(&limitFiles, "limit-files", 0, "read at most N new or changed files, newest first (0: all)")

@@ -10,9 +10,10 @@ import (
 
 func (a *app) hookCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook claude|codex",
-		Short: "Handle one Claude Code or Codex hook event (installed by `reflect install`)",
-		Long: `Reads a hook payload on stdin and captures or recalls. Whatever happens — bad input,
+		Use:   "hook claude|codex|gemini|copilot|cursor|opencode [EVENT]",
+		Short: "Handle one hook event of Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor or opencode (installed by `reflect install`)",
+		Long: `Reads a hook payload on stdin and captures or recalls. EVENT names the event for hosts whose
+payloads do not (Copilot CLI's camelCase hooks, reflect's opencode plugin). Whatever happens — bad input,
 no repository, a locked or broken one, a deadline — it exits 0 and prints nothing or exactly
 one JSON object the host accepts. Problems are logged under .git/reflect/log.`,
 		Hidden: false,
@@ -23,11 +24,14 @@ one JSON object the host accepts. Problems are logged under .git/reflect/log.`,
 				}
 				err = nil // a hook never fails the agent
 			}()
-			harness := ""
+			harness, event := "", ""
 			if len(args) > 0 {
 				harness = args[0]
 			}
-			if harness != "claude" && harness != "codex" {
+			if len(args) > 1 {
+				event = args[1]
+			}
+			if !hooks.KnownHost(harness) {
 				a.log.Debug("unknown harness; nothing done", "harness", harness)
 				return nil
 			}
@@ -36,7 +40,7 @@ one JSON object the host accepts. Problems are logged under .git/reflect/log.`,
 				return nil
 			}
 			hooks.Run(cmd.Context(), hooks.Options{
-				Harness: harness, Home: home, Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr,
+				Harness: harness, Event: event, Home: home, Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr,
 				Debug:      a.verbose || os.Getenv("REFLECT_DEBUG") == "1",
 				Background: a.background,
 			})

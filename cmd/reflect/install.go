@@ -16,8 +16,14 @@ import (
 )
 
 func harnessArg(cmd *cobra.Command, args []string) error {
-	if len(args) != 1 || (args[0] != install.Claude && args[0] != install.Codex) {
-		return flagErrorf("%s needs one harness: claude or codex", cmd.CommandPath())
+	if all, _ := cmd.Flags().GetBool("all"); all {
+		if len(args) != 0 {
+			return flagErrorf("%s --all wires every host found; name no harness with it", cmd.CommandPath())
+		}
+		return nil
+	}
+	if len(args) != 1 || !install.KnownHost(args[0]) {
+		return flagErrorf("%s needs one harness: %s (or --all)", cmd.CommandPath(), strings.Join(install.Hosts, ", "))
 	}
 	return nil
 }
@@ -46,20 +52,30 @@ func (a *app) configError(err error) error {
 }
 
 func (a *app) installCmd() *cobra.Command {
-	var project, dryRun, statusLine, force, offline, mcpServer bool
+	var project, dryRun, statusLine, force, offline, mcpServer, all bool
 	var plugin string
 	cmd := &cobra.Command{
-		Use:   "install claude|codex [--project [--force]] [--dry-run] [--plugin DIR]",
-		Short: "Wire reflect's hooks into Claude Code or Codex",
-		Long: `Adds ` + "`reflect hook claude|codex`" + ` to every event reflect handles, in
-$CLAUDE_CONFIG_DIR/settings.json (else ~/.claude/settings.json) or $CODEX_HOME/hooks.json (else
-~/.codex/hooks.json); with --project in the repository's .claude/settings.json or
-.codex/hooks.json (outside a git repository only with --force). Everything else in the file is kept; a backup (<file>.reflect-backup) is
+		Use:   "install claude|codex|gemini|copilot|cursor|opencode|--all [--project [--force]] [--dry-run] [--plugin DIR]",
+		Short: "Wire reflect's hooks into Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor or opencode",
+		Long: `Adds ` + "`reflect hook HOST`" + ` to every event reflect handles, in
+$CLAUDE_CONFIG_DIR/settings.json (else ~/.claude/settings.json), $CODEX_HOME/hooks.json (else
+~/.codex/hooks.json), ~/.gemini/settings.json, ~/.copilot/hooks/reflect.json or
+~/.cursor/hooks.json, or writes reflect's opencode plugin ~/.config/opencode/plugins/reflect.js;
+with --project in the repository's .claude/settings.json, .codex/hooks.json,
+.gemini/settings.json, .github/hooks/reflect.json, .cursor/hooks.json or .opencode/plugins/
+(outside a git repository only with --force). --all wires every host found on this machine
+(its folder, or its command on PATH) and says which it skipped and why. Everything else in the file is kept; a backup (<file>.reflect-backup) is
 written before any change; running it twice changes nothing. Creates the knowledge repository
 when there is none. --plugin DIR writes a Claude Code plugin folder instead, for any machine:
 its hooks run the reflect on that machine's PATH.`,
 		Args: harnessArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if all {
+				if plugin != "" || statusLine || mcpServer {
+					return flagErrorf("--all does not go with --plugin, --statusline or --mcp")
+				}
+				return a.installAll(cmd, project, force, dryRun, offline)
+			}
 			if mcpServer {
 				if plugin != "" || statusLine || offline {
 					return flagErrorf("--mcp registers the MCP server only; it does not go with --plugin, --statusline or --offline")
@@ -116,12 +132,7 @@ its hooks run the reflect on that machine's PATH.`,
 			if err != nil {
 				return a.configError(err)
 			}
-			if args[0] == install.Codex {
-				codexHome, err := install.HostHome(install.Codex)
-				if err == nil {
-					res.Notes = install.CodexNotes(codexHome)
-				}
-			}
+			res.Notes = append(res.Notes, hostNotes(args[0])...)
 			if !dryRun {
 				note, err := a.drainNote(cmd, home, offline)
 				if err != nil {
@@ -140,6 +151,7 @@ its hooks run the reflect on that machine's PATH.`,
 	f.BoolVar(&force, "force", false, "with --project: write the settings even outside a git repository")
 	f.BoolVar(&offline, "offline", false, "keep every session on this machine: the drain uses the offline heuristic, never a model")
 	f.BoolVar(&mcpServer, "mcp", false, "register the reflect mcp server instead of the hooks (~/.claude.json or .mcp.json; Codex's config.toml)")
+	f.BoolVar(&all, "all", false, "wire every host found on this machine")
 	return cmd
 }
 
@@ -159,14 +171,18 @@ func (a *app) drainNote(cmd *cobra.Command, home string, offline bool) (string, 
 	if ext == "heuristic" {
 		return "drain: the offline heuristic turns captured sessions into learnings; nothing leaves this machine", nil
 	}
-	return fmt.Sprintf("drain: %s; to keep every session on this machine: reflect install %s --offline", drain.Describe(ext), cmd.Flags().Arg(0)), nil
+	host := cmd.Flags().Arg(0)
+	if host == "" {
+		host = "--all"
+	}
+	return fmt.Sprintf("drain: %s; to keep every session on this machine: reflect install %s --offline", drain.Describe(ext), host), nil
 }
 
 func (a *app) uninstallCmd() *cobra.Command {
 	var project, dryRun, mcpServer bool
 	cmd := &cobra.Command{
-		Use:   "uninstall claude|codex [--project] [--dry-run] [--mcp]",
-		Short: "Remove reflect's hooks from Claude Code or Codex",
+		Use:   "uninstall claude|codex|gemini|copilot|cursor|opencode [--project] [--dry-run] [--mcp]",
+		Short: "Remove reflect's hooks (or with --mcp its MCP server) from a host",
 		Long: `Removes only reflect's own hook entries (and the groups and events they leave empty);
 everything else in the file stays as it was. A backup is written before any change.`,
 		Args: harnessArg,
@@ -244,6 +260,107 @@ func (a *app) report(verb string, res *install.Result) error {
 	}
 	for _, n := range res.Notes {
 		a.printf("%s\n", n)
+	}
+	return nil
+}
+
+// hostNotes is what the user must know after installing into host.
+func hostNotes(host string) []string {
+	switch host {
+	case install.Codex:
+		if codexHome, err := install.HostHome(install.Codex); err == nil {
+			return install.CodexNotes(codexHome)
+		}
+	case install.Gemini:
+		return []string{"Gemini CLI runs project hooks only in a trusted folder, and asks once before it runs new ones."}
+	case install.Copilot:
+		return []string{"Copilot CLI injects context only at a session start (1.0.11 or later); a prompt still commits remember: notes and corrections."}
+	case install.Cursor:
+		return []string{"Cursor reloads hooks.json on save; Settings → Hooks shows reflect's runs."}
+	case install.Opencode:
+		return []string{"opencode loads the plugin when it starts: restart it."}
+	}
+	return nil
+}
+
+// allResult is what `install --all` did, host by host.
+type allResult struct {
+	Installed []*install.Result `json:"installed"`
+	Skipped   []skippedHost     `json:"skipped"`
+	Notes     []string          `json:"notes,omitempty"`
+}
+
+type skippedHost struct {
+	Harness string `json:"harness"`
+	Reason  string `json:"reason"`
+}
+
+// installAll wires every host found here and says which it skipped and why.
+func (a *app) installAll(cmd *cobra.Command, project, force, dryRun, offline bool) error {
+	bin, err := binaryPath()
+	if err != nil {
+		return fmt.Errorf("cannot find the reflect binary: %w", err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if project && !force && !install.InRepository(cwd) {
+		return flagErrorf("--project: %s is in no git repository; run it in your project's repository, or add --force", cwd)
+	}
+	home, err := a.homeDir()
+	if err != nil {
+		return err
+	}
+	out := allResult{Installed: []*install.Result{}, Skipped: []skippedHost{}}
+	for _, host := range install.Hosts {
+		found, _ := install.Present(host)
+		if !found {
+			hh, _ := install.HostHome(host)
+			out.Skipped = append(out.Skipped, skippedHost{host, fmt.Sprintf("%s is not installed here: no %s, no %s on PATH",
+				install.HostName(host), hh, strings.Join(install.HostBinaries(host), " or "))})
+			continue
+		}
+		path, err := install.ConfigPath(host, project, cwd)
+		if err != nil {
+			out.Skipped = append(out.Skipped, skippedHost{host, err.Error()})
+			continue
+		}
+		res, err := install.Install(cmd.Context(), install.Options{Harness: host, Path: path, Binary: bin, DryRun: dryRun, Home: home})
+		if err != nil {
+			out.Skipped = append(out.Skipped, skippedHost{host, a.configError(err).Error()})
+			continue
+		}
+		res.Notes = append(res.Notes, hostNotes(host)...)
+		out.Installed = append(out.Installed, res)
+	}
+	if !dryRun && len(out.Installed) > 0 {
+		note, err := a.drainNote(cmd, home, offline)
+		if err != nil {
+			return err
+		}
+		out.Notes = append(out.Notes, note)
+	}
+	if a.json() {
+		if err := a.printJSON(out); err != nil {
+			return err
+		}
+	} else {
+		for _, res := range out.Installed {
+			a.printf("%s: ", install.HostName(res.Harness))
+			if err := a.report("install", res); err != nil {
+				return err
+			}
+		}
+		for _, s := range out.Skipped {
+			a.printf("skipped %s: %s\n", s.Harness, s.Reason)
+		}
+		for _, n := range out.Notes {
+			a.printf("%s\n", n)
+		}
+	}
+	if len(out.Installed) == 0 {
+		return fmt.Errorf("no host found to install into (%d skipped)", len(out.Skipped))
 	}
 	return nil
 }

@@ -49,9 +49,10 @@ injected in that session are left out, as the hook does (recall itself records n
 			if err != nil {
 				return err
 			}
-			harness := map[string]string{"claude": "claude-code", "claude-code": "claude-code", "codex": "codex"}[o.harness]
+			harness := map[string]string{"claude": "claude-code", "claude-code": "claude-code", "codex": "codex",
+				"gemini": "gemini", "copilot": "copilot", "cursor": "cursor", "opencode": "opencode"}[o.harness]
 			if harness == "" {
-				return flagErrorf("--harness must be claude or codex (got %q)", o.harness)
+				return flagErrorf("--harness must be claude, codex, gemini, copilot, cursor or opencode (got %q)", o.harness)
 			}
 			ix, err := a.openIndex(cmd.Context(), r)
 			if err != nil {
@@ -91,7 +92,7 @@ injected in that session are left out, as the hook does (recall itself records n
 	f.StringVar(&o.cwd, "cwd", "", "the directory the agent works in (default: this one)")
 	f.StringVar(&o.prompt, "prompt", "", "the user's prompt (default: a session start)")
 	f.StringVar(&o.session, "session", "", "leave out what this session was already given")
-	f.StringVar(&o.harness, "harness", "claude", "the host whose session --session names: claude or codex")
+	f.StringVar(&o.harness, "harness", "claude", "the host whose session --session names: claude, codex, gemini, copilot, cursor or opencode")
 	f.BoolVar(&o.explain, "explain", false, "say why each candidate was kept or dropped")
 	return cmd
 }
@@ -99,7 +100,23 @@ injected in that session are left out, as the hook does (recall itself records n
 func (a *app) explain(res *recall.Result, took time.Duration) {
 	w := a.stderr
 	fmt.Fprintf(w, "%s recall for %s, %s\n", res.Kind, res.Project, took.Round(100*time.Microsecond))
-	fmt.Fprintf(w, "query words: %s\n", strings.Join(res.Terms, " "))
+	for _, tp := range res.Topics {
+		var terms []string
+		for _, t := range tp.Terms {
+			s := t.Word
+			if len(t.Parts) > 0 {
+				s += " (" + strings.Join(t.Parts, " ") + ")"
+			}
+			for _, f := range t.Forms[1:] {
+				s += " = " + strings.Join(f, " ")
+			}
+			terms = append(terms, s)
+		}
+		fmt.Fprintf(w, "%s: %s\n", tp.Kind, strings.Join(terms, ", "))
+		for _, p := range tp.Phrases {
+			fmt.Fprintf(w, "  %s phrase: %s\n", p.Kind, truncate(p.Text, 90))
+		}
+	}
 	if len(res.Candidates) == 0 {
 		fmt.Fprintln(w, "no candidates")
 	}
@@ -108,7 +125,21 @@ func (a *app) explain(res *recall.Result, took time.Duration) {
 		if c.Kept {
 			mark = "KEEP"
 		}
-		fmt.Fprintf(w, "%s %s %s\n     %s\n", mark, c.ID, truncate(c.Title, 70), c.Why)
+		fmt.Fprintf(w, "%s %s %s\n", mark, c.ID, truncate(c.Title, 70))
+		fmt.Fprintf(w, "     %s: %s\n", c.Rule, c.Why)
+		var ms []string
+		for _, m := range c.Matches {
+			s := m.Said
+			if m.Found != "" {
+				s += " → " + m.Found
+			}
+			ms = append(ms, fmt.Sprintf("%s [%s %.2f×%.1f]", s, m.Kind, m.Weight, m.Strength))
+		}
+		fmt.Fprintf(w, "     %s · coverage %.0f%% · rarity %.2f · score %.2f (%.0f%% of its topic's best)\n",
+			c.Topic, 100*c.Coverage, c.Rarity, c.Final, 100*c.Relative)
+		if len(ms) > 0 {
+			fmt.Fprintf(w, "     matched: %s\n", strings.Join(ms, ", "))
+		}
 		if c.Freshness.State != "" {
 			fmt.Fprintf(w, "     files: %s %s\n", c.Freshness.State, c.Freshness.Note())
 		}

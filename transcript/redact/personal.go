@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 )
 
 // A path that holds the user's home directory names the person (/Users/alice/…), and git
@@ -49,7 +51,7 @@ func current() *personal {
 	return personalVal
 }
 
-var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
+var nonAlnum = lazyregexp.New(`[^A-Za-z0-9]`)
 
 // newPersonal works out the forms of home and login. A home of "/" or one segment
 // (containers: /root) is still a home; a login under three characters is not replaced

@@ -1,0 +1,303 @@
+package index
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// analyzerName is the analyzer of every text field, of a search's words and of a recall's
+// query: one code path, so that what a prompt says and what a learning holds are cut into
+// the same words.
+//
+// It is the English analyzer (possessive, lower case, stop words, Porter stemming) over a
+// tokenizer that knows code. An identifier — load_to_snowflake, NEXT_PUBLIC_API_URL,
+// r.PathValue, pipeline-state, internal/auth/redirect.go, localhost:5433, PathValue — is kept
+// whole (lower case, not stemmed) and also cut into its parts: paths into segments, then at
+// colons and @, dots (so a file name gives its stem and its extension), dashes and
+// underscores, and camelCase humps. Each level that is itself compound is kept whole too, so
+// `internal/auth/redirect.go` gives internal/auth/redirect.go, internal, auth, redirect.go,
+// redirect and go. The unicode tokenizer bleve's English analyzer uses kept such an
+// identifier as one word only, so a search for "pipeline" missed pipeline_state and a prompt
+// saying "PathValue" missed a learning about r.PathValue.
+const analyzerName = "reflect"
+
+const tokenizerName = "reflect_code"
+
+func init() {
+	// bleve names analysis components in a process-wide registry; an index built with this
+	// analyzer can only be opened by a process that registered it.
+	if err := registry.RegisterTokenizer(tokenizerName, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
+		return codeTokenizer{}, nil
+	}); err != nil {
+		panic(err)
+	}
+	if err := registry.RegisterAnalyzer(analyzerName, func(_ map[string]any, cache *registry.Cache) (analysis.Analyzer, error) {
+		tok, err := cache.TokenizerNamed(tokenizerName)
+		if err != nil {
+			return nil, err
+		}
+		var filters []analysis.TokenFilter
+		for _, name := range []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name} {
+			f, err := cache.TokenFilterNamed(name)
+			if err != nil {
+				return nil, err
+			}
+			filters = append(filters, f)
+		}
+		return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
+	}); err != nil {
+		panic(err)
+	}
+}
+
+// codeTokenizer cuts text into words and identifiers (see analyzerName). A whole identifier
+// is a token of type wholeType; its parts are ordinary words. An identifier joined by
+// punctuation is kept as written (a KeyWord, which the stemmer leaves alone); a camelCase one
+// is stemmed like the word it may be typed as, so "pathvalue" finds PathValue.
+type codeTokenizer struct{}
+
+// wholeType marks an identifier kept whole (bleve's token types only matter to its own
+// tokenizers; this one is not theirs).
+const wholeType = analysis.Shingle
+
+// maxWhole is the longest identifier kept whole: longer runs (URLs with queries, base64)
+// are only cut into parts.
+const maxWhole = 80
+
+func (codeTokenizer) Tokenize(text []byte) analysis.TokenStream {
+	var out analysis.TokenStream
+	pos := 0
+	emit := func(start, end int, whole, joined bool) {
+		if end-start < 2 && !whole {
+			return // a lone letter or digit says nothing
+		}
+		pos++
+		typ := analysis.AlphaNumeric
+		if whole {
+			typ = wholeType
+		}
+		out = append(out, &analysis.Token{Start: start, End: end, Term: append([]byte(nil), text[start:end]...),
+			Position: pos, Type: typ, KeyWord: joined})
+	}
+	for i := 0; i < len(text); {
+		start, end := scanRun(text, i)
+		if start < 0 {
+			break
+		}
+		split(text, start, end, 0, emit)
+		i = end
+	}
+	return out
+}
+
+// scanRun finds the next run of word characters and the joiners between them, from i; it
+// returns -1 when there is none. Joiners at either end of the run are left out.
+func scanRun(text []byte, i int) (int, int) {
+	start := -1
+	for i < len(text) {
+		r, n := utf8.DecodeRune(text[i:])
+		if isWordRune(r) {
+			start = i
+			break
+		}
+		i += n
+	}
+	if start < 0 {
+		return -1, -1
+	}
+	end := start
+	for i < len(text) {
+		r, n := utf8.DecodeRune(text[i:])
+		switch {
+		case isWordRune(r):
+			i += n
+			end = i
+		case isJoiner(r) || isApostrophe(r):
+			// a joiner belongs to the run only between word characters: "file." ends a sentence
+			next, _ := utf8.DecodeRune(text[i+n:])
+			if i+n >= len(text) || !isWordRune(next) && !isJoiner(next) {
+				return start, end
+			}
+			i += n
+		default:
+			return start, end
+		}
+	}
+	return start, end
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || r == '_'
+}
+
+// isJoiner: the characters that hold an identifier together, in the order split cuts at
+// them (underscore is a word rune that split also cuts at).
+func isJoiner(r rune) bool {
+	switch r {
+	case '/', '\\', ':', '@', '.', '-':
+		return true
+	}
+	return false
+}
+
+func isApostrophe(r rune) bool { return r == '\'' || r == '’' }
+
+// levels are the joiners split cuts at, outermost first: paths, then host:port, scope::name
+// and user@host, then dotted names and file extensions, then dashes and underscores.
+var levels = []string{`/\`, ":@", ".", "-_"}
+
+// split emits text[start:end] cut at the joiners of level and below: whole when it holds
+// one of them (or camelCase humps), then each part in turn.
+func split(text []byte, start, end, level int, emit func(start, end int, whole, joined bool)) {
+	for ; level < len(levels); level++ {
+		if !containsAny(text[start:end], levels[level]) {
+			continue
+		}
+		if end-start <= maxWhole {
+			emit(start, end, true, true)
+		}
+		from := start
+		for i := start; i <= end; i++ {
+			if i == end || isAny(text[i], levels[level]) {
+				if s, e := trimJoiners(text, from, i); s < e {
+					split(text, s, e, level+1, emit)
+				}
+				from = i + 1
+			}
+		}
+		return
+	}
+	humps := camelHumps(text[start:end])
+	if len(humps) < 2 || containsApostrophe(text[start:end]) {
+		emit(start, end, false, false)
+		return
+	}
+	emit(start, end, true, false)
+	for i, h := range humps {
+		e := end
+		if i+1 < len(humps) {
+			e = start + humps[i+1]
+		}
+		emit(start+h, e, false, false)
+	}
+}
+
+// camelHumps returns where the humps of a camelCase word start (PathValue: 0, 4;
+// HTTPServer: 0, 4; parseJSON: 0, 5), or nil when it is not one: fewer than two humps of
+// two letters or more (OAuth, iOS and Go are words).
+func camelHumps(w []byte) []int {
+	var starts []int
+	var prev rune
+	for i, r := range string(w) {
+		switch {
+		case i == 0:
+			starts = append(starts, 0)
+		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			starts = append(starts, i)
+		case unicode.IsLower(r) && unicode.IsUpper(prev) && len(starts) > 0:
+			// HTTPServer: the hump starts at the capital before the first lower-case letter
+			at := i - utf8.RuneLen(prev)
+			if at > starts[len(starts)-1] {
+				starts = append(starts, at)
+			}
+		}
+		prev = r
+	}
+	long := 0
+	for k, s := range starts {
+		e := len(w)
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		if e-s >= 2 {
+			long++
+		}
+	}
+	if long < 2 {
+		return nil
+	}
+	return starts
+}
+
+func trimJoiners(text []byte, s, e int) (int, int) {
+	for s < e && (isAny(text[s], `/\:@.-_`) || text[s] == '\'') {
+		s++
+	}
+	for e > s && (isAny(text[e-1], `/\:@.-_`) || text[e-1] == '\'') {
+		e--
+	}
+	return s, e
+}
+
+func isAny(c byte, set string) bool {
+	for i := 0; i < len(set); i++ {
+		if set[i] == c {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(b []byte, set string) bool {
+	for _, c := range b {
+		if isAny(c, set) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsApostrophe(b []byte) bool {
+	for _, r := range string(b) {
+		if isApostrophe(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Term is one word of a text as the index holds it.
+type Term struct {
+	Text string
+	// Whole: an identifier kept whole; Part: a word cut from one.
+	Whole, Part bool
+	Start, End  int // its bytes in the text
+}
+
+// AnalyzeTerms returns the words of text as the index holds them, in order, repeats
+// included, each marked whole or part.
+func AnalyzeTerms(text string) []Term {
+	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(analyzerName, []byte(text))
+	if err != nil {
+		return nil
+	}
+	out := make([]Term, 0, len(ts))
+	wholeEnd := -1
+	for _, t := range ts {
+		whole := t.Type == wholeType
+		out = append(out, Term{Text: string(t.Term), Whole: whole, Part: !whole && t.Start < wholeEnd, Start: t.Start, End: t.End})
+		if whole {
+			wholeEnd = max(wholeEnd, t.End)
+		}
+	}
+	return out
+}
+
+// Leaves are the words of text in order, repeats included, without the identifiers kept
+// whole: the sequence phrases are matched in.
+func Leaves(text string) []string {
+	var out []string
+	for _, t := range AnalyzeTerms(text) {
+		if !t.Whole {
+			out = append(out, t.Text)
+		}
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package index
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+func TestAnalyzeIdentifiers(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{"load_to_snowflake", []string{"load_to_snowflake", "load", "snowflak"}},
+		{"NEXT_PUBLIC_API_URL", []string{"next_public_api_url", "next", "public", "api", "url"}},
+		{"r.PathValue", []string{"r.pathvalue", "pathvalu", "path", "valu"}},
+		{"PathValue", []string{"pathvalu", "path", "valu"}},
+		{"pipeline-state", []string{"pipeline-state", "pipelin", "state"}},
+		{"internal/auth/redirect.go", []string{"internal/auth/redirect.go", "intern", "auth", "redirect.go", "redirect", "go"}},
+		{"localhost:5433", []string{"localhost:5433", "localhost", "5433"}},
+		{"HTTPServer parseJSON", []string{"httpserver", "http", "server", "parsejson", "pars", "json"}},
+		{"stg_hubspot__contacts", []string{"stg_hubspot__contacts", "stg", "hubspot", "contact"}},
+		// words that only look like identifiers stay words
+		{"OAuth on iOS", []string{"oauth", "io"}},
+		{"the retries were failing", []string{"retri", "fail"}},
+		// punctuation around words is not part of them
+		{"'invalid state', (see `redirect.go`).", []string{"invalid", "state", "see", "redirect.go", "redirect", "go"}},
+		{"--create-db and -race", []string{"create-db", "creat", "db", "race"}},
+	}
+	for _, c := range cases {
+		if got := Analyze(c.text); !slices.Equal(got, c.want) {
+			t.Errorf("Analyze(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+// TestIdentifierSearch: a search or recall that names an identifier, or one of its parts,
+// finds the learning that holds it, in the index and in the scan that stands in for it.
+func TestIdentifierSearch(t *testing.T) {
+	ctx := context.Background()
+	files := map[string][]byte{}
+	for i, s := range []struct{ title, body string }{
+		{"Reset pipeline_state before a backfill", "The loader reads its watermark from `ops.pipeline_state`."},
+		{"r.PathValue is empty without a wildcard", "Register `GET /users/{id}` and read `r.PathValue(\"id\")`."},
+		{"Vite only exposes VITE_ variables", "`NEXT_PUBLIC_API_URL` means nothing to Vite; use `VITE_API_URL`."},
+		{"Keyset refetches on unknown kid", "See `internal/oidc/keyset.go`."},
+	} {
+		l := learnings.New(s.title, "github.com/acme/x", time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC))
+		l.Body = s.body + "\n"
+		data, err := l.Render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[l.RelPath()] = data
+	}
+	r := repoWith(t, files)
+	tgt, err := headTarget(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := newScanner(ctx, r, tgt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ text, want string }{
+		{"pipeline", "Reset pipeline_state before a backfill"},
+		{"pipeline_state", "Reset pipeline_state before a backfill"},
+		{"PathValue", "r.PathValue is empty without a wildcard"},
+		{"pathvalue", "r.PathValue is empty without a wildcard"},
+		{"NEXT_PUBLIC_API_URL", "Vite only exposes VITE_ variables"},
+		{"keyset.go", "Keyset refetches on unknown kid"},
+		{"oidc", "Keyset refetches on unknown kid"},
+	}
+	for _, c := range cases {
+		for _, q := range []Query{{Text: c.text}, {Terms: Analyze(c.text)}} {
+			for name, res := range map[string]*Result{"index": find(t, r, q), "scan": mustSearch(t, &Index{scan: sc}, q)} {
+				if len(res.Hits) == 0 || res.Hits[0].Title != c.want {
+					t.Errorf("%s %+v: got %v, want %q first", name, q, titles(res), c.want)
+				}
+			}
+		}
+	}
+}
+
+func mustSearch(t *testing.T, ix *Index, q Query) *Result {
+	t.Helper()
+	res, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

@@ -1,0 +1,240 @@
+package recall
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/index"
+)
+
+// Gates are the relevance thresholds that are not settings, calibrated on the relevance
+// suite in fixtures/relevance (its sweep passes others in). Weights are a word's inverse
+// document frequency in this memory over that of a word only one learning holds, so they
+// mean the same in a memory of 200 learnings and of 100,000.
+type Gates struct {
+	// RelativeFloor: a qualifying candidate under this share of the best qualifying one's
+	// score is a weaker match that would only dilute the context.
+	RelativeFloor float64
+	// Rarity is the least joint rarity (the sum of the weights it matched) of a match on
+	// words: two common words ("bump", "version") never carry one, a rare word and a
+	// common one do.
+	Rarity float64
+	// Broad is the coverage at which a match of BroadRarity qualifies whatever its text
+	// score. A learning whose text score is at least Top of its topic's best qualifies with
+	// Rarity at Broad coverage, or with TopRarity at recall.min_coverage.
+	Broad, BroadRarity, Top, TopRarity float64
+	// StrongRarity is the joint rarity (three words few learnings hold) at which a learning
+	// its topic scores near the best qualifies with StrongCoverage only: a long prompt says
+	// much the learning need not (proration tests: 5 of 12 words, rarity 3.4).
+	StrongRarity, StrongCoverage float64
+	// Clause is the coverage of one part of a prompt that asks for several things at which
+	// a match of BroadRarity qualifies ("…, migrate the dev database and run the db tests").
+	Clause float64
+	// Decisive is the weight of a word few learnings hold. A trigger of this much weight, a
+	// run of three words of a phrase of twice it, a touched file's path or name of it, an
+	// identifier of it in the title, tags, entities or triggers of a learning scoring near
+	// the best (or a compound one no other learning holds, above RelativeFloor) carries a
+	// match alone.
+	Decisive float64
+}
+
+// DefaultGates are the calibrated gates.
+func DefaultGates() Gates {
+	return Gates{RelativeFloor: 0.3, Rarity: 1, Broad: 0.6, BroadRarity: 1.5, Top: 0.8, TopRarity: 2, StrongRarity: 3, StrongCoverage: 0.25, Clause: 0.8, Decisive: 0.85}
+}
+
+// fieldStrength is the strength of a run of words found once in a field (as index.Hit's:
+// the field's boost times a saturating count, 1/(1+1.2) for one).
+var fieldStrength = map[string]float64{"title": 3 / 2.2, "tags": 2 / 2.2, "entities": 2 / 2.2, "triggers": 2 / 2.2, "body": 1 / 2.2}
+
+// termScore is what a candidate made of one term of its topic.
+type termScore struct {
+	Weight   float64 `json:"w"` // the term's rarity (0–1]
+	Credit   float64 `json:"c"` // 1 held whole; less for some parts of an identifier; 0 not held
+	Strength float64 `json:"s"`
+	Kind     string  `json:"k"`
+	Unseen   bool    `json:"u,omitempty"` // no learning holds it
+}
+
+// partCredit is what an identifier's parts are worth when the identifier itself is not
+// held, all of them; subWholeCredit when one of its compound parts is (PathValue of
+// r.PathValue, redirect.go of internal/auth/redirect.go).
+const (
+	partCredit     = 0.7
+	subWholeCredit = 0.85
+)
+
+// assess measures what hit h shares with topic tp: the terms it holds (each by its best
+// form, an identifier in part by its parts), the longest run of each phrase, the triggers
+// the topic's text says; its coverage and rarity from their weights.
+func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
+	c := Candidate{Hit: h, Topic: tp.Kind}
+	if len(res.Hits) > 0 && res.Hits[0].Score > 0 {
+		c.Relative = h.Score / res.Hits[0].Score
+	}
+	if tp.Kind != "prompt" && tp.Kind != "files" {
+		c.Topic += ": " + tp.Text
+	}
+	weight := func(w string) float64 {
+		x, ok := res.Weights[w]
+		if !ok || res.MaxWeight <= 0 {
+			return 0 // not asked: chatter
+		}
+		return min(1, x/res.MaxWeight)
+	}
+	has := map[string]bool{}
+	for _, t := range h.Terms {
+		has[t] = true
+	}
+	total, got := 0.0, 0.0
+	for _, t := range tp.Terms {
+		sc := termScore{Weight: 1, Kind: string(t.Kind), Unseen: res.Weights[t.Word] > res.MaxWeight}
+		found := -1
+		for i, f := range t.Forms {
+			fw, fs, all := 0.0, 1e9, true
+			for _, w := range f {
+				fw = max(fw, weight(w))
+				if has[w] {
+					fs = min(fs, h.Strength[w])
+				} else {
+					all = false
+				}
+			}
+			sc.Weight = min(sc.Weight, fw)
+			if all && fs > sc.Strength {
+				sc.Strength, sc.Credit, found = fs, 1, i
+			}
+		}
+		m := Match{Said: t.Word, Kind: string(t.Kind)}
+		switch {
+		case found > 0:
+			m.Found, m.Kind = strings.Join(t.Forms[found], " "), "vocabulary"
+		case found < 0 && len(t.Parts) > 0:
+			var held []string
+			all, hold := 0.0, 0.0
+			for _, p := range t.Parts {
+				pw := weight(p)
+				all += pw
+				if has[p] {
+					hold += pw
+					held = append(held, p)
+					sc.Strength = max(sc.Strength, h.Strength[p])
+					if strings.ContainsAny(p, "./-_:@") {
+						sc.Credit = subWholeCredit
+					}
+				}
+			}
+			if all > 0 {
+				sc.Credit = max(sc.Credit, partCredit*hold/all)
+			}
+			m.Found, m.Kind = strings.Join(held, " "), "part"
+		}
+		sc.Kind = m.Kind
+		c.scores = append(c.scores, sc)
+		total += sc.Weight
+		if sc.Credit == 0 {
+			continue
+		}
+		got += sc.Credit * sc.Weight
+		c.Rarity += sc.Credit * sc.Weight
+		m.Weight, m.Strength = sc.Credit*sc.Weight, sc.Strength
+		c.Matches = append(c.Matches, m)
+	}
+	// the files a session's commits touched make a subject's match rarer, never wider
+	for _, t := range tp.Support {
+		if w := weight(t.Word); has[t.Word] && w > 0 {
+			c.Rarity += w
+			c.Matches = append(c.Matches, Match{Said: t.Word, Kind: "file", Weight: w, Strength: h.Strength[t.Word]})
+		}
+	}
+	if total > 0 {
+		c.Coverage = min(1, got/total)
+	}
+	if len(tp.Phrases) > 0 {
+		fields := map[string][]string{}
+		for _, f := range []string{"title", "body", "entities", "triggers"} {
+			fields[f] = index.Leaves(index.FieldText(h.Doc, f))
+		}
+		seen := map[string]bool{}
+		for _, p := range tp.Phrases {
+			var bm Match
+			for _, f := range []string{"title", "body", "entities", "triggers"} {
+				start, n := longestRun(p.Words, fields[f])
+				if n < 2 {
+					continue
+				}
+				run := p.Words[start : start+n]
+				rw := 0.0
+				for _, w := range run {
+					rw += weight(w)
+				}
+				if rw*fieldStrength[f] > bm.Weight*bm.Strength {
+					bm = Match{Said: strings.Join(run, " "), Kind: "phrase", Weight: rw, Strength: fieldStrength[f]}
+				}
+			}
+			if bm.Kind != "" && !seen[bm.Said] {
+				seen[bm.Said] = true
+				c.Matches = append(c.Matches, bm)
+			}
+		}
+	}
+	for _, tr := range h.Triggers {
+		words := index.Leaves(tr)
+		if len(words) == 0 || !containsRun(tp.Leaves, words) {
+			continue
+		}
+		tw := 0.0
+		for _, w := range words {
+			tw += weight(w)
+		}
+		c.Matches = append(c.Matches, Match{Said: tr, Kind: "trigger", Weight: tw, Strength: fieldStrength["triggers"]})
+	}
+	return c
+}
+
+// better: c qualifies where o does not, or matches its topic more closely.
+func (c Candidate) better(o Candidate, g Gates, cfg config.Recall) bool {
+	_, _, okC := g.qualify(&c, cfg)
+	_, _, okO := g.qualify(&o, cfg)
+	if okC != okO {
+		return okC
+	}
+	return c.Relative*c.Coverage > o.Relative*o.Coverage
+}
+
+// qualify says whether c's match alone makes it relevant, by which rule, and why.
+func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bool) {
+	var words []string
+	for _, m := range c.Matches {
+		switch {
+		case m.Kind == "trigger" && m.Weight >= g.Decisive:
+			return "trigger", fmt.Sprintf("its trigger %q is in the text", m.Said), true
+		case m.Kind == "phrase" && m.Weight >= 2*g.Decisive && len(strings.Fields(m.Said)) >= 3:
+			return "phrase", fmt.Sprintf("holds %q of a quoted string or error message", m.Said), true
+		case m.Kind == string(Whole) && c.Topic == "files" && m.Weight >= g.Decisive:
+			return "file", fmt.Sprintf("names %s, which the recent commits touched", m.Said), true
+		case m.Kind == string(Whole) && m.Weight >= g.Decisive && m.Strength >= fieldStrength["tags"] && c.Relative >= g.Top,
+			m.Kind == string(Whole) && m.Weight >= 1 && strings.ContainsAny(m.Said, "./-_:@") && c.Relative >= g.RelativeFloor:
+			return "identifier", fmt.Sprintf("holds the identifier %s, which few learnings hold (weight %.2f)", m.Said, m.Weight), true
+		}
+		if m.Kind != "phrase" && m.Kind != "trigger" {
+			words = append(words, m.Said)
+		}
+	}
+	what := fmt.Sprintf("%.0f%% of the query's weight (%s), rarity %.2f", 100*c.Coverage, strings.Join(words, ", "), c.Rarity)
+	clause := strings.HasPrefix(c.Topic, "clause")
+	switch {
+	case c.Rarity < g.Rarity:
+		return "common", "matches only common words: " + what, false
+	case clause && c.Coverage >= g.Clause && c.Rarity >= g.BroadRarity && c.Relative >= g.RelativeFloor:
+		return "clause", "matches " + what, true
+	case clause:
+		return "weak", "weak match: " + what, false
+	case c.Coverage >= g.Broad && c.Rarity >= g.BroadRarity:
+		return "match", "matches " + what, true
+	case c.Relative >= g.Top && (c.Coverage >= g.Broad || c.Coverage >= cfg.MinCoverage && c.Rarity >= g.TopRarity || c.Coverage >= g.StrongCoverage && c.Rarity >= g.StrongRarity):
+		return "best match", fmt.Sprintf("scores near the best (%.0f%%) and matches %s", 100*c.Relative, what), true
+	}
+	return "weak", "weak match: " + what, false
+}

@@ -1,0 +1,122 @@
+package recall
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/reflect-memory/reflect/index"
+)
+
+// The developer vocabulary: abbreviations and synonyms, applied to a query (never to the
+// index, so a change to it needs no rebuild).
+//
+//go:embed vocabulary.txt
+var vocabularyText string
+
+// pair is one line of the vocabulary, each side analyzed.
+type pair struct {
+	short, long []string
+	line        int
+}
+
+// vocab maps an analyzed word to the forms it also goes by, and knows the long forms of
+// several words, to abbreviate them when a text says them in full.
+type vocab struct {
+	pairs  []pair
+	byWord map[string][][]string
+}
+
+// vocabulary is the parsed vocabulary. A line that does not parse is a bug the test catches.
+var vocabulary = sync.OnceValue(func() *vocab {
+	v, err := parseVocabulary(vocabularyText)
+	if err != nil {
+		panic(err)
+	}
+	return v
+})
+
+func parseVocabulary(text string) (*vocab, error) {
+	v := &vocab{byWord: map[string][][]string{}}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		a, b, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("vocabulary.txt:%d: %q is not short = long", i+1, line)
+		}
+		p := pair{short: side(a), long: side(b), line: i + 1}
+		if len(p.short) == 0 || len(p.long) == 0 {
+			return nil, fmt.Errorf("vocabulary.txt:%d: %q: a side has no words the index keeps", i+1, line)
+		}
+		v.pairs = append(v.pairs, p)
+		// a single word stands for the other side, both ways
+		if len(p.short) == 1 {
+			v.byWord[p.short[0]] = appendForm(v.byWord[p.short[0]], p.long)
+		}
+		if len(p.long) == 1 {
+			v.byWord[p.long[0]] = appendForm(v.byWord[p.long[0]], p.short)
+		}
+	}
+	return v, nil
+}
+
+// side is one side of a pair as the index holds it: a single word or identifier as one
+// term (sign-in, not sign), several words as their words.
+func side(s string) []string {
+	ts := index.AnalyzeTerms(strings.TrimSpace(s))
+	if len(ts) == 0 {
+		return nil
+	}
+	if len(strings.Fields(s)) == 1 {
+		return []string{ts[0].Text}
+	}
+	var out []string
+	for _, t := range ts {
+		if !t.Whole {
+			out = append(out, t.Text)
+		}
+	}
+	return out
+}
+
+func appendForm(forms [][]string, f []string) [][]string {
+	for _, g := range forms {
+		if strings.Join(g, " ") == strings.Join(f, " ") {
+			return forms
+		}
+	}
+	return append(forms, f)
+}
+
+// alts are the forms word also goes by.
+func (v *vocab) alts(word string) [][]string { return v.byWord[word] }
+
+// abbreviate returns the pairs whose long form of several words leaves (a text's words in
+// order) says in full: "pull request" gives pr = pull request.
+func (v *vocab) abbreviate(leaves []string) []pair {
+	var out []pair
+	for _, p := range v.pairs {
+		if len(p.long) > 1 && containsRun(leaves, p.long) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// containsRun reports whether run occurs in words, in order and next to each other.
+func containsRun(words, run []string) bool {
+	for i := 0; i+len(run) <= len(words); i++ {
+		j := 0
+		for j < len(run) && words[i+j] == run[j] {
+			j++
+		}
+		if j == len(run) {
+			return true
+		}
+	}
+	return false
+}
