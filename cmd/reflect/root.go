@@ -79,6 +79,7 @@ review, edit and sync like code.`,
 		a.hookCmd(), a.queueCmd(), a.installCmd(), a.uninstallCmd(), a.statuslineCmd(),
 		a.searchCmd(), a.reindexCmd(), a.recallCmd(), a.drainCmd(), a.statusCmd(), a.syncCmd(), a.remoteCmd(),
 		a.doctorCmd(), a.historyCmd(), a.configCmd(), a.newCmd(), a.fmtCmd(),
+		a.teamCmd(), a.promoteCmd(), a.exportCmd(),
 	)
 	// a command that only groups others takes no argument of its own: a word that names no
 	// subcommand is a usage error, typed as every other one (not cobra's plain error)

@@ -1,0 +1,161 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/team"
+)
+
+// TeamFrom is where a learning of a team memory came from, read from the team's history
+// (team.Review): who promoted it, through which pull request, and who merged it.
+type TeamFrom struct {
+	Name     string `json:"name"`
+	Author   string `json:"author,omitempty"`
+	By       string `json:"by,omitempty"`
+	PR       string `json:"pr,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Reviewed bool   `json:"reviewed"`
+}
+
+// describe says where a team learning came from, in the block's words.
+func (t *TeamFrom) describe() string {
+	var b strings.Builder
+	b.WriteString("team " + t.Name)
+	if t.Author != "" {
+		b.WriteString(", added by " + neutralise(t.Author))
+	}
+	switch {
+	case t.PR != "":
+		kind := "pull request "
+		if strings.HasPrefix(t.PR, "!") {
+			kind = "merge request "
+		}
+		b.WriteString(" via " + kind + t.PR)
+	case t.Branch != "":
+		b.WriteString(" via branch " + neutralise(t.Branch))
+	}
+	if t.Reviewed {
+		b.WriteString(", reviewed")
+		if t.By != "" {
+			b.WriteString(" by " + neutralise(t.By))
+		}
+	} else {
+		b.WriteString(", not reviewed")
+	}
+	return b.String()
+}
+
+// teamIndexOptions open a team's index as a hook opens the personal one: a short lock
+// wait, a bounded catch-up, no build (team add and team sync build it).
+var teamIndexOptions = index.Options{LockTimeout: 250 * time.Millisecond, CatchUpLimit: 500, NoBuild: true}
+
+// reviewCatchUp bounds the commits a recall reads to bring a team's review cache to its
+// HEAD when something other than reflect moved it; past that its learnings stay held back
+// until the next reflect team sync.
+const reviewCatchUp = 200
+
+// withTeams adds the candidates of every team memory to res: each team's index is searched
+// with the same words and scope and its hits ranked with that index's own weights (an idf
+// is a property of one collection), so Final means the same thing in each, and the union is
+// ranked as one. It returns why candidates are held back: a team learning not reviewed, a
+// personal learning a reviewed team learning supersedes. A team that cannot be read adds
+// nothing and never fails the recall.
+func withTeams(ctx context.Context, repo *gitstore.Repo, req Request, res *Result, scope []string, cfg config.Recall) map[string]string {
+	names := team.Names(repo)
+	if len(names) == 0 {
+		return nil
+	}
+	type found struct {
+		cands      []Candidate
+		held       map[string]string
+		superseded map[string]string
+	}
+	out := make([]found, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() { // the indexes are separate files: searching them at once halves the wait on 2 cores
+			defer wg.Done()
+			out[i].cands, out[i].held, out[i].superseded = searchTeam(ctx, repo, name, req, res, scope, cfg)
+		}()
+	}
+	wg.Wait()
+	held := map[string]string{}
+	have := map[string]bool{}
+	for _, c := range res.Candidates {
+		have[c.ID] = true
+	}
+	for _, f := range out {
+		for _, c := range f.cands {
+			if have[c.ID] { // a promoted learning is also the user's own: it is shown once, as theirs
+				continue
+			}
+			have[c.ID] = true
+			res.Candidates = append(res.Candidates, c)
+			if why := f.held[c.ID]; why != "" {
+				held[c.ID] = why
+			}
+		}
+	}
+	for _, f := range out {
+		for _, c := range res.Candidates {
+			if by := f.superseded[c.ID]; by != "" {
+				held[c.ID] = "superseded by " + by
+			}
+		}
+	}
+	sort.SliceStable(res.Candidates, func(i, j int) bool { return res.Candidates[i].Final > res.Candidates[j].Final })
+	return held
+}
+
+// searchTeam runs the query against one team's index.
+func searchTeam(ctx context.Context, repo *gitstore.Repo, name string, req Request, res *Result, scope []string, cfg config.Recall) ([]Candidate, map[string]string, map[string]string) {
+	tr, err := team.Open(repo, name)
+	if err != nil {
+		return nil, nil, nil
+	}
+	defer tr.Close()
+	if !team.Fresh(tr) {
+		team.Refresh(tr, reviewCatchUp)
+	}
+	superseded := map[string]string{}
+	for old, by := range team.Superseded(tr) {
+		superseded[old] = fmt.Sprintf("team %s's %s (reviewed)", name, by)
+	}
+	ix, err := index.Open(ctx, tr, teamIndexOptions)
+	if err != nil {
+		return nil, nil, superseded
+	}
+	defer ix.Close()
+	hits, err := ix.Search(ctx, index.Query{Terms: res.Terms, Projects: scope, Limit: candidates})
+	if err != nil || len(hits.Hits) == 0 {
+		return nil, nil, superseded
+	}
+	from := map[string]From{}
+	held := map[string]string{}
+	for _, h := range hits.Hits {
+		rv, ok := team.Of(tr, h.ID)
+		tf := &TeamFrom{Name: name}
+		if ok {
+			tf.Author, tf.By, tf.PR, tf.Branch, tf.Reviewed = rv.Author, rv.By, rv.PR, rv.Branch, rv.Reviewed
+		}
+		from[h.ID] = From{Sync: true, Author: tf.Author, Reviewed: tf.By, Team: tf}
+		switch {
+		case !tf.Reviewed:
+			held[h.ID] = "team " + name + ": not reviewed (its promotion is not merged into the team's main; reflect team pending lists it)"
+		default:
+			if n, err := ix.Claimed(ctx, h.ID); err == nil && n > 1 {
+				held[h.ID] = fmt.Sprintf("team %s: %d files claim this id", name, n)
+			}
+		}
+	}
+	return rank(hits, res.Terms, res.Project, req.Now, cfg, from), held, superseded
+}

@@ -1,0 +1,306 @@
+package team
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+// Review is how the current version of one learning reached a team's main branch.
+type Review struct {
+	Path   string `json:"path"`
+	Blob   string `json:"blob"`
+	Commit string `json:"commit"` // the commit on main's first-parent line that brought it
+	// Author is who promoted it: the file's promoted_by, else the author of the commit
+	// that brought it (of the merged branch's tip, for a merge).
+	Author string `json:"author,omitempty"`
+	// Reviewed: it reached main through a merge commit, or through a commit that someone
+	// other than Author made or committed (a squash or rebase merge, a teammate's edit).
+	Reviewed bool   `json:"reviewed"`
+	By       string `json:"by,omitempty"`     // who merged or committed it
+	PR       string `json:"pr,omitempty"`     // "#42" (GitHub) or "!42" (GitLab), read from the commit message
+	Branch   string `json:"branch,omitempty"` // the merged branch, when the message names one
+	// Supersedes are the learnings this one replaces (its supersedes field), kept so that a
+	// reviewed team learning can hide the personal one it replaces.
+	Supersedes []string `json:"supersedes,omitempty"`
+	Current    bool     `json:"current"`
+}
+
+const (
+	reviewDir = "team/reviews"
+	tipFile   = "team/reviews/tip"
+	// reviewLimit bounds the first-parent walk of a full recompute. Commits further back
+	// leave their learnings unplaced, which reads as not reviewed: held back, never
+	// injected on a guess.
+	reviewLimit = 20_000
+)
+
+func reviewBucket(id string) string {
+	if len(id) < 2 {
+		return reviewDir + "/_.json"
+	}
+	return reviewDir + "/" + strings.ToLower(id[len(id)-2:]) + ".json"
+}
+
+// Of returns the review of learning id in team r, as last computed by Refresh. ok is false
+// when the learning is not known to be on main, or when the cache is not at HEAD (a pull
+// that did not go through reflect): both read as not reviewed.
+func Of(r *gitstore.Repo, id string) (Review, bool) {
+	tip, _ := r.ReadState(tipFile)
+	head, err := r.Head()
+	if err != nil || strings.TrimSpace(string(tip)) != head.String() {
+		return Review{}, false
+	}
+	m := readReviews(r, reviewBucket(id))
+	rv, ok := m[id]
+	return rv, ok
+}
+
+// Fresh reports whether the reviews of r are computed for its HEAD.
+func Fresh(r *gitstore.Repo) bool {
+	tip, _ := r.ReadState(tipFile)
+	head, err := r.Head()
+	return err == nil && strings.TrimSpace(string(tip)) == head.String()
+}
+
+func readReviews(r *gitstore.Repo, name string) map[string]Review {
+	m := map[string]Review{}
+	data, err := r.ReadState(name)
+	if err == nil && len(data) > 0 {
+		json.Unmarshal(data, &m)
+	}
+	return m
+}
+
+// RefreshResult says what Refresh read.
+type RefreshResult struct {
+	Commits int  `json:"commits"` // first-parent commits read
+	Full    bool `json:"full"`    // recomputed from scratch (first time, or a rewritten main)
+	Changed int  `json:"changed"` // learnings whose review was written
+}
+
+// Refresh brings the review cache of team r up to HEAD: it walks main's first-parent line
+// back from HEAD to the commit the cache was computed for (all the way, at most
+// reviewLimit commits, when that one is not on it) and, in each commit, reads only the
+// learnings it changed against its first parent. limit, when positive, bounds the commits
+// read (a hook's budget): past it nothing is written and the cache stays at its old tip.
+func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
+	head, err := r.Head()
+	if err != nil {
+		return nil, err
+	}
+	res := &RefreshResult{}
+	tipData, _ := r.ReadState(tipFile)
+	tip := plumbing.NewHash(strings.TrimSpace(string(tipData)))
+	if head == tip && !head.IsZero() {
+		return res, nil
+	}
+	s := filesystem.NewStorage(osfs.New(r.GitDir()), cache.NewObjectLRUDefault())
+	defer s.Close()
+	var line []*object.Commit // newest first
+	for c := head; !c.IsZero() && c != tip; {
+		if len(line) >= reviewLimit || limit > 0 && len(line) >= limit {
+			if limit > 0 {
+				return res, nil
+			}
+			break
+		}
+		co, err := object.GetCommit(s, c)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", c, err)
+		}
+		line = append(line, co)
+		if len(co.ParentHashes) == 0 {
+			break
+		}
+		c = co.ParentHashes[0]
+	}
+	res.Commits = len(line)
+	reached := len(line) > 0 && len(line[len(line)-1].ParentHashes) > 0 && line[len(line)-1].ParentHashes[0] == tip
+	res.Full = tip.IsZero() || !reached
+	changed := map[string]*Review{} // id → new review; nil: gone from main
+	for i := len(line) - 1; i >= 0; i-- {
+		c := line[i]
+		var parentTree plumbing.Hash
+		if len(c.ParentHashes) > 0 {
+			if parentTree, err = r.TreeOf(c.ParentHashes[0], ""); err != nil {
+				return nil, err
+			}
+		}
+		diff, err := r.DiffTrees(parentTree, c.TreeHash, "")
+		if err != nil {
+			return nil, err
+		}
+		for _, ch := range diff {
+			id, ok := learnings.IDFromPath(ch.Path)
+			if !ok || !strings.HasPrefix(ch.Path, learnings.Dir+"/") {
+				continue
+			}
+			if ch.To.IsZero() {
+				changed[id] = nil
+				continue
+			}
+			prev := changed[id]
+			if prev == nil && !res.Full {
+				if old, ok := readReviews(r, reviewBucket(id))[id]; ok {
+					prev = &old
+				}
+			}
+			rv := review(r, s, c, ch, prev)
+			changed[id] = &rv
+		}
+	}
+	if res.Full {
+		if err := os.RemoveAll(filepath.Join(r.StateDir(), reviewDir)); err != nil {
+			return nil, err
+		}
+	}
+	byBucket := map[string][]string{}
+	for id := range changed {
+		byBucket[reviewBucket(id)] = append(byBucket[reviewBucket(id)], id)
+	}
+	names := make([]string, 0, len(byBucket))
+	for n := range byBucket {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		m := readReviews(r, name)
+		for _, id := range byBucket[name] {
+			if rv := changed[id]; rv == nil {
+				delete(m, id)
+			} else {
+				m[id] = *rv
+				res.Changed++
+			}
+		}
+		data, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.WriteState(name, data); err != nil {
+			return nil, err
+		}
+	}
+	if err := saveSupersedes(r, changed); err != nil {
+		return nil, err
+	}
+	return res, r.WriteState(tipFile, []byte(head.String()+"\n"))
+}
+
+const supersedesFile = reviewDir + "/supersedes.json"
+
+// saveSupersedes keeps the map from a learning to the reviewed, current team learning that
+// replaces it, for the reviews that changed (the file is small: only replacements are in it).
+func saveSupersedes(r *gitstore.Repo, changed map[string]*Review) error {
+	m := Superseded(r)
+	for old, by := range m {
+		if _, ok := changed[by]; ok {
+			delete(m, old)
+		}
+	}
+	for id, rv := range changed {
+		if rv != nil && rv.Reviewed && rv.Current {
+			for _, old := range rv.Supersedes {
+				m[old] = id
+			}
+		}
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return r.WriteState(supersedesFile, data)
+}
+
+// Superseded maps each learning a reviewed, current learning of team r replaces to that
+// learning's id.
+func Superseded(r *gitstore.Repo) map[string]string {
+	m := map[string]string{}
+	if data, err := r.ReadState(supersedesFile); err == nil && len(data) > 0 {
+		json.Unmarshal(data, &m)
+	}
+	return m
+}
+
+var (
+	prNumber    = regexp.MustCompile(`(?:[Pp]ull request #|\(#)([0-9]{1,9})\b`)
+	mrNumber    = regexp.MustCompile(`[Mm]erge request [^\s!]*!([0-9]{1,9})\b`)
+	mergedRef   = regexp.MustCompile(`Merge (?:remote-tracking )?branch '([A-Za-z0-9._/-]{1,200})'|Merge pull request #[0-9]+ from [A-Za-z0-9._-]+/([A-Za-z0-9._/-]{1,200})`)
+	promotedRef = regexp.MustCompile(`(?m)^promoted_by:[ \t]*(.*)$`)
+	emailIn     = regexp.MustCompile(`<([^<>\s]{1,200})>`)
+)
+
+// review decides how the change ch, on main's first-parent line in commit c, got there.
+// prev is the review of the learning's earlier version on main, if any: who wrote a
+// learning without a promoted_by is who first brought it, not whoever edited it since.
+func review(r *gitstore.Repo, s *filesystem.Storage, c *object.Commit, ch gitstore.Change, prev *Review) Review {
+	rv := Review{Path: ch.Path, Blob: ch.To.String(), Commit: c.Hash.String()}
+	blob, _ := r.ReadBlob(ch.To)
+	if l, err := learnings.Parse(ch.Path, blob); err == nil {
+		rv.Supersedes = l.Supersedes
+		rv.Current = l.Status == learnings.StatusCurrent
+	}
+	rv.Author = PromotedBy(blob)
+	if rv.Author == "" && prev != nil {
+		rv.Author = prev.Author
+	}
+	if len(c.ParentHashes) >= 2 {
+		if rv.Author == "" {
+			if side, err := object.GetCommit(s, c.ParentHashes[1]); err == nil {
+				rv.Author = strings.ToLower(side.Author.Email)
+			}
+		}
+		rv.Reviewed, rv.By = true, strings.ToLower(c.Author.Email)
+	} else {
+		if rv.Author == "" {
+			rv.Author = strings.ToLower(c.Author.Email)
+		}
+		for _, who := range []string{c.Committer.Email, c.Author.Email} {
+			if who = strings.ToLower(who); who != "" && who != rv.Author {
+				rv.Reviewed, rv.By = true, who
+				break
+			}
+		}
+	}
+	msg := c.Message
+	if m := prNumber.FindStringSubmatch(msg); m != nil {
+		rv.PR = "#" + m[1]
+	} else if m := mrNumber.FindStringSubmatch(msg); m != nil {
+		rv.PR = "!" + m[1]
+	}
+	if m := mergedRef.FindStringSubmatch(msg); m != nil {
+		rv.Branch = m[1] + m[2]
+	}
+	return rv
+}
+
+// PromotedBy is the e-mail in a learning file's promoted_by field (lower case), or "".
+func PromotedBy(file []byte) string {
+	front := file
+	if i := strings.Index(string(file), "\n---"); i > 0 {
+		front = file[:i]
+	}
+	m := promotedRef.FindSubmatch(front)
+	if m == nil {
+		return ""
+	}
+	v := strings.TrimSpace(string(m[1]))
+	if e := emailIn.FindStringSubmatch(v); e != nil {
+		v = e[1]
+	}
+	return strings.ToLower(strings.Trim(v, `"'`))
+}
