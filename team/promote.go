@@ -95,6 +95,9 @@ type PromoteOptions struct {
 	Team string
 	IDs  []string // learning ids (or unique prefixes) of the personal memory
 	Now  time.Time
+	// Batch names the branch for the set (reflect/promote/batch-…) even when only one of
+	// them is not on the team's main yet.
+	Batch bool
 	// GH is the GitHub CLI to open the pull request with: "" looks up gh on PATH. It is the
 	// user's program, never one a memory names.
 	GH string
@@ -186,14 +189,14 @@ func Promote(ctx context.Context, personal *gitstore.Repo, o PromoteOptions) (*P
 		return p, fmt.Errorf("%w: %s already on team %s's main", ErrNothing, strings.Join(p.Skipped, ", "), o.Team)
 	}
 	var msg string
-	if len(promoted) == 1 {
+	if len(promoted) == 1 && !o.Batch {
 		p.Branch = BranchPrefix + promoted[0].l.ID
 		msg = fmt.Sprintf("promote %s: %s\n\nPromoted-by: %s\n", promoted[0].l.ID, promoted[0].l.Title, who)
 	} else {
 		sum := sha256.Sum256([]byte(strings.Join(p.IDs, "\n")))
 		p.Branch = BranchPrefix + "batch-" + hex.EncodeToString(sum[:4])
 		var b strings.Builder
-		fmt.Fprintf(&b, "promote %d learnings\n\n", len(promoted))
+		fmt.Fprintf(&b, "promote %d learning(s)\n\n", len(promoted))
 		for _, it := range promoted {
 			fmt.Fprintf(&b, "- %s: %s\n", it.l.ID, it.l.Title)
 		}

@@ -284,7 +284,7 @@ least --min-confidence on one branch.`,
 					return fmt.Errorf("%w: no current learning of %s at %s confidence or more", team.ErrNothing, o.project, min)
 				}
 			}
-			p, err := team.Promote(cmd.Context(), r, team.PromoteOptions{Team: o.team, IDs: ids, Now: time.Now()})
+			p, err := team.Promote(cmd.Context(), r, team.PromoteOptions{Team: o.team, IDs: ids, Batch: o.batch, Now: time.Now()})
 			if err != nil {
 				return err
 			}
