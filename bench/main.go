@@ -5,6 +5,7 @@
 //	go run ./bench                 # 100, 10,000 and 50,000 learnings (a few minutes)
 //	go run ./bench -quick          # small sizes, for CI
 //	go run ./bench -hooks          # the capture hooks at 10,000 learnings
+//	go run ./bench -team           # recall over the personal memory and two teams, beside one memory
 //	go run ./bench -recall         # recall hooks, search, reindex, catch-up at 1k/10k/100k
 //	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
 //	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
@@ -51,6 +52,7 @@ func main() {
 	syncMode := flag.Bool("sync", false, "measure reflect sync of two clones diverged by 1,000 learnings each, beside the git CLI")
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
+	teamMode := flag.Bool("team", false, "measure a prompt's recall over the personal memory and two team memories of 10,000 learnings each, beside one memory")
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
 	format := flag.String("format", "text", "text or json")
 	flag.Parse()
@@ -58,7 +60,13 @@ func main() {
 		*sizes, *runs, *minCommits = "100,3000", 7, 300
 	}
 	var err error
-	if *historyMode {
+	if *teamMode {
+		n, r := 10000, 31
+		if *quick {
+			n, r = 1000, 7
+		}
+		err = runTeam(n, r)
+	} else if *historyMode {
 		n, r := 100000, 21
 		if *quick {
 			n, r = 10000, 7

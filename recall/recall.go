@@ -119,14 +119,16 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	if ws.Project != learnings.Global {
 		scope = append(scope, ws.Project)
 	}
+	teams := startTeams(ctx, repo, req, res, scope, cfg)
 	hits, err := ix.Search(ctx, index.Query{Terms: res.Terms, Projects: scope, Limit: candidates})
 	if err != nil {
+		teams.merge(res) // let the teams' goroutines end before the repository closes
 		return nil, err
 	}
 	res.Source, res.Note = hits.Source, hits.Note
 	seen := readSeen(repo, req)
 	res.Candidates = rank(hits, res.Terms, ws.Project, req.Now, cfg, origins(repo, hits))
-	teamHeld := withTeams(ctx, repo, req, res, scope, cfg)
+	teamHeld := teams.merge(res)
 	// what holds a candidate back for where it came from, asked once each
 	others, held := gateOthers(repo, cfg.FromOthers), map[string]string{}
 	for _, c := range res.Candidates {

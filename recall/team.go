@@ -62,40 +62,58 @@ var teamIndexOptions = index.Options{LockTimeout: 250 * time.Millisecond, CatchU
 // until the next reflect team sync.
 const reviewCatchUp = 200
 
-// withTeams adds the candidates of every team memory to res: each team's index is searched
-// with the same words and scope and its hits ranked with that index's own weights (an idf
-// is a property of one collection), so Final means the same thing in each, and the union is
-// ranked as one. It returns why candidates are held back: a team learning not reviewed, a
-// personal learning a reviewed team learning supersedes. A team that cannot be read adds
-// nothing and never fails the recall.
-func withTeams(ctx context.Context, repo *gitstore.Repo, req Request, res *Result, scope []string, cfg config.Recall) map[string]string {
+// teamSearch is the teams' share of a recall, started before the personal index is searched
+// so that on two cores both run at once.
+type teamSearch struct {
+	wg    sync.WaitGroup
+	found []teamFound
+}
+
+type teamFound struct {
+	cands      []Candidate
+	held       map[string]string
+	superseded map[string]string
+}
+
+// startTeams searches every team memory with the same words and scope, each in its own
+// goroutine: each team's index is searched and its hits ranked with that index's own
+// weights (an idf is a property of one collection), so Final means the same thing in each
+// and the union ranks as one. A team that cannot be read adds nothing and never fails the
+// recall. It returns nil when the user reads no team.
+func startTeams(ctx context.Context, repo *gitstore.Repo, req Request, res *Result, scope []string, cfg config.Recall) *teamSearch {
 	names := team.Names(repo)
 	if len(names) == 0 {
 		return nil
 	}
-	type found struct {
-		cands      []Candidate
-		held       map[string]string
-		superseded map[string]string
-	}
-	out := make([]found, len(names))
-	var wg sync.WaitGroup
+	ts := &teamSearch{found: make([]teamFound, len(names))}
 	for i, name := range names {
-		wg.Add(1)
-		go func() { // the indexes are separate files: searching them at once halves the wait on 2 cores
-			defer wg.Done()
-			out[i].cands, out[i].held, out[i].superseded = searchTeam(ctx, repo, name, req, res, scope, cfg)
+		ts.wg.Add(1)
+		go func() {
+			defer ts.wg.Done()
+			f := &ts.found[i]
+			f.cands, f.held, f.superseded = searchTeam(ctx, repo, name, req, res.Terms, res.Project, scope, cfg)
 		}()
 	}
-	wg.Wait()
+	return ts
+}
+
+// merge waits for the teams and adds their candidates to res, which holds the personal
+// ones. It returns why candidates are held back: a team learning not reviewed, a personal
+// learning a reviewed team learning supersedes. A learning in both memories (a promotion)
+// is kept once, as the user's own.
+func (ts *teamSearch) merge(res *Result) map[string]string {
+	if ts == nil {
+		return nil
+	}
+	ts.wg.Wait()
 	held := map[string]string{}
 	have := map[string]bool{}
 	for _, c := range res.Candidates {
 		have[c.ID] = true
 	}
-	for _, f := range out {
+	for _, f := range ts.found {
 		for _, c := range f.cands {
-			if have[c.ID] { // a promoted learning is also the user's own: it is shown once, as theirs
+			if have[c.ID] {
 				continue
 			}
 			have[c.ID] = true
@@ -105,7 +123,7 @@ func withTeams(ctx context.Context, repo *gitstore.Repo, req Request, res *Resul
 			}
 		}
 	}
-	for _, f := range out {
+	for _, f := range ts.found {
 		for _, c := range res.Candidates {
 			if by := f.superseded[c.ID]; by != "" {
 				held[c.ID] = "superseded by " + by
@@ -117,7 +135,7 @@ func withTeams(ctx context.Context, repo *gitstore.Repo, req Request, res *Resul
 }
 
 // searchTeam runs the query against one team's index.
-func searchTeam(ctx context.Context, repo *gitstore.Repo, name string, req Request, res *Result, scope []string, cfg config.Recall) ([]Candidate, map[string]string, map[string]string) {
+func searchTeam(ctx context.Context, repo *gitstore.Repo, name string, req Request, terms []string, project string, scope []string, cfg config.Recall) ([]Candidate, map[string]string, map[string]string) {
 	tr, err := team.Open(repo, name)
 	if err != nil {
 		return nil, nil, nil
@@ -135,14 +153,15 @@ func searchTeam(ctx context.Context, repo *gitstore.Repo, name string, req Reque
 		return nil, nil, superseded
 	}
 	defer ix.Close()
-	hits, err := ix.Search(ctx, index.Query{Terms: res.Terms, Projects: scope, Limit: candidates})
+	hits, err := ix.Search(ctx, index.Query{Terms: terms, Projects: scope, Limit: candidates})
 	if err != nil || len(hits.Hits) == 0 {
 		return nil, nil, superseded
 	}
 	from := map[string]From{}
 	held := map[string]string{}
+	reviews := team.NewReader(tr)
 	for _, h := range hits.Hits {
-		rv, ok := team.Of(tr, h.ID)
+		rv, ok := reviews.Of(h.ID)
 		tf := &TeamFrom{Name: name}
 		if ok {
 			tf.Author, tf.By, tf.PR, tf.Branch, tf.Reviewed = rv.Author, rv.By, rv.PR, rv.Branch, rv.Reviewed
@@ -157,5 +176,5 @@ func searchTeam(ctx context.Context, repo *gitstore.Repo, name string, req Reque
 			}
 		}
 	}
-	return rank(hits, res.Terms, res.Project, req.Now, cfg, from), held, superseded
+	return rank(hits, terms, project, req.Now, cfg, from), held, superseded
 }

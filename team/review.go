@@ -69,6 +69,35 @@ func Of(r *gitstore.Repo, id string) (Review, bool) {
 	return rv, ok
 }
 
+// Reader looks reviews up for one recall: HEAD and the cache's tip are read once, each
+// bucket at most once (a recall weighs up to a dozen learnings of each team).
+type Reader struct {
+	r       *gitstore.Repo
+	fresh   bool
+	buckets map[string]map[string]Review
+}
+
+// NewReader returns a Reader of team r's reviews. When the cache is not at HEAD every
+// lookup says not reviewed, as Of does.
+func NewReader(r *gitstore.Repo) *Reader {
+	return &Reader{r: r, fresh: Fresh(r), buckets: map[string]map[string]Review{}}
+}
+
+// Of is Of through the reader.
+func (rd *Reader) Of(id string) (Review, bool) {
+	if !rd.fresh {
+		return Review{}, false
+	}
+	name := reviewBucket(id)
+	m, ok := rd.buckets[name]
+	if !ok {
+		m = readReviews(rd.r, name)
+		rd.buckets[name] = m
+	}
+	rv, ok := m[id]
+	return rv, ok
+}
+
 // Fresh reports whether the reviews of r are computed for its HEAD.
 func Fresh(r *gitstore.Repo) bool {
 	tip, _ := r.ReadState(tipFile)

@@ -150,7 +150,7 @@ func Sync(ctx context.Context, personal *gitstore.Repo, name string) (*memsync.R
 		return nil, err
 	}
 	defer r.Close()
-	res, err := memsync.Sync(ctx, r, memsync.Options{})
+	res, err := memsync.Sync(ctx, r, memsync.Options{Follow: true})
 	if err != nil {
 		return res, err
 	}
