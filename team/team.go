@@ -219,3 +219,45 @@ func Get(personal *gitstore.Repo, id string) (*learnings.Learning, []byte, error
 	}
 	return nil, nil, fmt.Errorf("%w: %s", learnings.ErrUnknownID, id)
 }
+
+// Hit is a search hit in a team memory.
+type Hit struct {
+	index.Hit
+	Team     string `json:"team"`
+	Reviewed bool   `json:"reviewed"`
+}
+
+// Search runs q against every team's index (built when missing: this is for commands), each
+// hit marked with its team and whether it is reviewed. A team that cannot be searched is
+// skipped and named in skipped.
+func Search(ctx context.Context, personal *gitstore.Repo, q index.Query) (hits []Hit, skipped []string) {
+	for _, name := range Names(personal) {
+		tr, err := Open(personal, name)
+		if err != nil {
+			skipped = append(skipped, name)
+			continue
+		}
+		if !Fresh(tr) {
+			Refresh(tr, 0)
+		}
+		ix, err := index.Open(ctx, tr, index.Options{LockTimeout: tr.Config().Git.LockTimeout.Std()})
+		if err != nil {
+			tr.Close()
+			skipped = append(skipped, name)
+			continue
+		}
+		res, err := ix.Search(ctx, q)
+		if err == nil {
+			rd := NewReader(tr)
+			for _, h := range res.Hits {
+				rv, _ := rd.Of(h.ID)
+				hits = append(hits, Hit{Hit: h, Team: name, Reviewed: rv.Reviewed})
+			}
+		} else {
+			skipped = append(skipped, name)
+		}
+		ix.Close()
+		tr.Close()
+	}
+	return hits, skipped
+}
