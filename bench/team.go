@@ -46,6 +46,10 @@ func runTeam(n, runs int) error {
 			return fmt.Errorf("reindex team: %v: %s", err, out)
 		}
 	}
+	// what reflect team add and team sync leave behind: each team's reviews computed
+	if out, err := command(env, ".", bin, "--home", mine, "search", "--global", "webhook").CombinedOutput(); err != nil {
+		return fmt.Errorf("search: %v: %s", err, out)
+	}
 	proj := filepath.Join(tmp, "proj")
 	for _, args := range [][]string{{"init", "-q", proj}, {"-C", proj, "remote", "add", "origin", "https://" + fixtures.SynthProject(3) + ".git"}} {
 		if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {

@@ -121,11 +121,17 @@ type RefreshResult struct {
 	Changed int  `json:"changed"` // learnings whose review was written
 }
 
+// The cache is written without fsyncs (WriteVolatileState), buckets first and the tip last:
+// it is rebuilt from git whenever its tip is not HEAD, a crash can only leave an older tip
+// (a recompute, or learnings held back until the next team sync), and a first computation at
+// 10,000 learnings writes ~1,000 buckets, which took seconds with two fsyncs each.
+//
 // Refresh brings the review cache of team r up to HEAD: it walks main's first-parent line
 // back from HEAD to the commit the cache was computed for (all the way, at most
 // reviewLimit commits, when that one is not on it) and, in each commit, reads only the
 // learnings it changed against its first parent. limit, when positive, bounds the commits
-// read (a hook's budget): past it nothing is written and the cache stays at its old tip.
+// read (a hook's budget): past it, or when the cache must be computed from scratch, nothing
+// is written and the cache stays at its old tip.
 func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
 	head, err := r.Head()
 	if err != nil {
@@ -160,6 +166,10 @@ func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
 	res.Commits = len(line)
 	reached := len(line) > 0 && len(line[len(line)-1].ParentHashes) > 0 && line[len(line)-1].ParentHashes[0] == tip
 	res.Full = tip.IsZero() || !reached
+	if res.Full && limit > 0 {
+		// a recompute reads every learning: a command's work (team sync), never a hook's
+		return res, nil
+	}
 	changed := map[string]*Review{} // id → new review; nil: gone from main
 	for i := len(line) - 1; i >= 0; i-- {
 		c := line[i]
@@ -220,14 +230,14 @@ func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := r.WriteState(name, data); err != nil {
+		if err := r.WriteVolatileState(name, data); err != nil {
 			return nil, err
 		}
 	}
 	if err := saveSupersedes(r, changed); err != nil {
 		return nil, err
 	}
-	return res, r.WriteState(tipFile, []byte(head.String()+"\n"))
+	return res, r.WriteVolatileState(tipFile, []byte(head.String()+"\n"))
 }
 
 const supersedesFile = reviewDir + "/supersedes.json"
@@ -252,7 +262,7 @@ func saveSupersedes(r *gitstore.Repo, changed map[string]*Review) error {
 	if err != nil {
 		return err
 	}
-	return r.WriteState(supersedesFile, data)
+	return r.WriteVolatileState(supersedesFile, data)
 }
 
 // Superseded maps each learning a reviewed, current learning of team r replaces to that

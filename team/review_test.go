@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -157,5 +158,19 @@ func TestReviewedFromHistory(t *testing.T) {
 	}
 	tr4, _ := Open(p, "again")
 	defer tr4.Close()
+	check(t, tr4)
+
+	// a hook's bounded refresh never recomputes from scratch: the learnings stay held back
+	// until a command (team sync) does it
+	os.RemoveAll(filepath.Join(tr4.StateDir(), reviewDir))
+	if res, err := Refresh(tr4, 200); err != nil || !res.Full || res.Changed != 0 {
+		t.Fatalf("bounded refresh: %+v, %v", res, err)
+	}
+	if _, ok := Of(tr4, merged); ok {
+		t.Error("a bounded refresh computed the reviews from scratch")
+	}
+	if _, err := Refresh(tr4, 0); err != nil {
+		t.Fatal(err)
+	}
 	check(t, tr4)
 }
