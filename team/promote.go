@@ -237,8 +237,9 @@ func ReviewBody(ls []*learnings.Learning, who string) string {
 			b.WriteString("\n---\n\n")
 		}
 		fmt.Fprintf(&b, "### %s\n\n`%s` · %s · %s confidence · project `%s`\n\n", l.Title, l.ID, l.Kind, l.Confidence, l.Project)
+		fmt.Fprintf(&b, "**What:** %s\n\n", l.Title)
 		if body := strings.TrimSpace(l.Body); body != "" {
-			b.WriteString(body + "\n\n")
+			b.WriteString("**Why:**\n\n" + body + "\n\n")
 		}
 		var ev []string
 		if l.Source.Harness != "" {

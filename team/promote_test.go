@@ -119,6 +119,12 @@ func TestPromote(t *testing.T) {
 			t.Errorf("gh was called with\n%s\nwant %q in it", got, want)
 		}
 	}
+	body := ReviewBody([]*learnings.Learning{l}, "Ann <ann@x>")
+	for _, want := range []string{"**What:** Run migrations with make migrate", "**Why:**\n\ngo run ./cmd/migrate misses", "**Anchors:** `Makefile`", "Promoted by Ann <ann@x>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the pull request's description lacks %q:\n%s", want, body)
+		}
+	}
 	pending, err := ListPending(ctx, p, "acme")
 	if err != nil || len(pending) != 1 || pending[0].IDs[0] != l.ID {
 		t.Errorf("pending: %+v, %v", pending, err)
