@@ -26,11 +26,15 @@ type Pending struct {
 	Titles []string `json:"titles"`
 }
 
-// ListPending asks team name's remote for its promotion branches, fetches them, and lists
+// ListPending pulls team name, asks its remote for its promotion branches, fetches them, and lists
 // those whose learnings are not all on main yet (a merge, squash or rebase of the branch
 // puts them there; a reviewer's edit during review counts as merged too). Branches are read
 // as data only: nothing of theirs is checked out.
 func ListPending(ctx context.Context, personal *gitstore.Repo, name string) ([]Pending, error) {
+	// against the remote's main as it is now, not as the last pull left it
+	if _, err := Sync(ctx, personal, name); err != nil {
+		return nil, err
+	}
 	r, err := Open(personal, name)
 	if err != nil {
 		return nil, err
@@ -78,8 +82,11 @@ func ListPending(ctx context.Context, personal *gitstore.Repo, name string) ([]P
 func pendingOf(r *gitstore.Repo, s *filesystem.Storage, head plumbing.Hash, branch string, tip plumbing.Hash) (Pending, bool) {
 	p := Pending{Branch: branch, Commit: tip.String()}
 	c, err := object.GetCommit(s, tip)
-	if err != nil {
-		return p, true // not fetched: say it is there, with what its name tells
+	if err != nil { // not fetched: say it is there, with what its name tells
+		if id, ok := strings.CutPrefix(branch, BranchPrefix); ok && learnings.ValidID(id) {
+			p.IDs, p.Titles = []string{id}, []string{""}
+		}
+		return p, true
 	}
 	p.Author = c.Author.Email
 	var parentTree plumbing.Hash
@@ -111,7 +118,7 @@ func pendingOf(r *gitstore.Repo, s *filesystem.Storage, head plumbing.Hash, bran
 	}
 	if len(p.IDs) == 0 {
 		if id, ok := strings.CutPrefix(branch, BranchPrefix); ok && learnings.ValidID(id) {
-			p.IDs = []string{id}
+			p.IDs, p.Titles = []string{id}, []string{""}
 			return p, true
 		}
 		return p, false
