@@ -50,9 +50,9 @@ const (
 
 func reviewBucket(id string) string {
 	if len(id) < 2 {
-		return reviewDir + "/_.json"
+		return reviewDir + "/_.tsv"
 	}
-	return reviewDir + "/" + strings.ToLower(id[len(id)-2:]) + ".json"
+	return reviewDir + "/" + strings.ToLower(id[len(id)-2:]) + ".tsv"
 }
 
 // Of returns the review of learning id in team r, as last computed by Refresh. ok is false
@@ -64,9 +64,8 @@ func Of(r *gitstore.Repo, id string) (Review, bool) {
 	if err != nil || strings.TrimSpace(string(tip)) != head.String() {
 		return Review{}, false
 	}
-	m := readReviews(r, reviewBucket(id))
-	rv, ok := m[id]
-	return rv, ok
+	data, _ := r.ReadState(reviewBucket(id))
+	return findReview(data, id)
 }
 
 // Reader looks reviews up for one recall: HEAD and the cache's tip are read once, each
@@ -74,13 +73,13 @@ func Of(r *gitstore.Repo, id string) (Review, bool) {
 type Reader struct {
 	r       *gitstore.Repo
 	fresh   bool
-	buckets map[string]map[string]Review
+	buckets map[string][]byte
 }
 
 // NewReader returns a Reader of team r's reviews. When the cache is not at HEAD every
 // lookup says not reviewed, as Of does.
 func NewReader(r *gitstore.Repo) *Reader {
-	return &Reader{r: r, fresh: Fresh(r), buckets: map[string]map[string]Review{}}
+	return &Reader{r: r, fresh: Fresh(r), buckets: map[string][]byte{}}
 }
 
 // Of is Of through the reader.
@@ -89,13 +88,12 @@ func (rd *Reader) Of(id string) (Review, bool) {
 		return Review{}, false
 	}
 	name := reviewBucket(id)
-	m, ok := rd.buckets[name]
+	data, ok := rd.buckets[name]
 	if !ok {
-		m = readReviews(rd.r, name)
-		rd.buckets[name] = m
+		data, _ = rd.r.ReadState(name)
+		rd.buckets[name] = data
 	}
-	rv, ok := m[id]
-	return rv, ok
+	return findReview(data, id)
 }
 
 // Fresh reports whether the reviews of r are computed for its HEAD.
@@ -105,13 +103,81 @@ func Fresh(r *gitstore.Repo) bool {
 	return err == nil && strings.TrimSpace(string(tip)) == head.String()
 }
 
+// A bucket is lines of tab-separated fields, one review a line, sorted by id: a lookup finds
+// its line and splits it alone. With JSON buckets a recall spent 0.6 ms a team decoding the
+// dozen buckets its hits fall in, a fifth of a team's share.
+var reviewFields = []string{"id", "reviewed", "author", "by", "pr", "branch", "commit", "path", "blob"}
+
+func reviewLine(id string, rv Review) string {
+	reviewed := "0"
+	if rv.Reviewed {
+		reviewed = "1"
+	}
+	f := []string{id, reviewed, rv.Author, rv.By, rv.PR, rv.Branch, rv.Commit, rv.Path, rv.Blob}
+	for i := range f {
+		f[i] = strings.Map(func(c rune) rune {
+			if c == '\t' || c == '\n' || c == '\r' {
+				return ' '
+			}
+			return c
+		}, f[i])
+	}
+	return strings.Join(f, "\t") + "\n"
+}
+
+func parseReview(line string) (string, Review, bool) {
+	f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+	if len(f) != len(reviewFields) {
+		return "", Review{}, false
+	}
+	return f[0], Review{Reviewed: f[1] == "1", Author: f[2], By: f[3], PR: f[4], Branch: f[5], Commit: f[6], Path: f[7], Blob: f[8]}, true
+}
+
+// findReview finds id's line in a bucket.
+func findReview(data []byte, id string) (Review, bool) {
+	text := string(data)
+	for at := 0; at < len(text); {
+		i := strings.Index(text[at:], id+"\t")
+		if i < 0 {
+			break
+		}
+		i += at
+		if i == 0 || text[i-1] == '\n' {
+			end := strings.IndexByte(text[i:], '\n')
+			if end < 0 {
+				end = len(text) - i
+			}
+			if _, rv, ok := parseReview(text[i : i+end]); ok {
+				return rv, true
+			}
+		}
+		at = i + 1
+	}
+	return Review{}, false
+}
+
 func readReviews(r *gitstore.Repo, name string) map[string]Review {
 	m := map[string]Review{}
-	data, err := r.ReadState(name)
-	if err == nil && len(data) > 0 {
-		json.Unmarshal(data, &m)
+	data, _ := r.ReadState(name)
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if id, rv, ok := parseReview(line); ok {
+			m[id] = rv
+		}
 	}
 	return m
+}
+
+func writeReviews(r *gitstore.Repo, name string, m map[string]Review) error {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(reviewLine(id, m[id]))
+	}
+	return r.WriteVolatileState(name, []byte(b.String()))
 }
 
 // RefreshResult says what Refresh read.
@@ -226,11 +292,7 @@ func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
 				res.Changed++
 			}
 		}
-		data, err := json.Marshal(m)
-		if err != nil {
-			return nil, err
-		}
-		if err := r.WriteVolatileState(name, data); err != nil {
+		if err := writeReviews(r, name, m); err != nil {
 			return nil, err
 		}
 	}
