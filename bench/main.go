@@ -5,6 +5,7 @@
 //	go run ./bench                 # 100, 10,000 and 50,000 learnings (a few minutes)
 //	go run ./bench -quick          # small sizes, for CI
 //	go run ./bench -hooks          # the capture hooks at 10,000 learnings
+//	go run ./bench -team           # recall over the personal memory and two teams, beside one memory
 //	go run ./bench -recall         # recall hooks, search, reindex, catch-up at 1k/10k/100k
 //	go run ./bench -drain          # the heuristic drain: entries/s and the cost of one entry
 //	go run ./bench -sync           # reflect sync of two diverged clones beside git pull + push
@@ -58,6 +59,7 @@ func main() {
 	drainMode := flag.Bool("drain", false, "measure the heuristic drain (throughput and one entry) at 10,000 learnings")
 	recallMode := flag.Bool("recall", false, "measure recall hooks, search, reindex and catch-up (sizes 1,000, 10,000, 100,000)")
 	viewMode := flag.Bool("view", false, "measure reflect view's list and search pages at 10,000 learnings beside reflect list --format json")
+	teamMode := flag.Bool("team", false, "measure a prompt's recall over the personal memory and two team memories of 10,000 learnings each, beside one memory")
 	historyMode := flag.Bool("history", false, "measure history import (messages/s) and search at 100,000 transcript messages")
 	mcpMode := flag.Bool("mcp", false, "measure a memory_search call to reflect mcp (100 calls, one process) beside reflect search at 10,000 learnings")
 	handoffMode := flag.Bool("handoff", false, "measure the handoff's cost to SessionStart and to a capture at 10,000 learnings")
@@ -96,6 +98,12 @@ func main() {
 			n, r = 1000, 5
 		}
 		err = runView(n, r)
+	} else if *teamMode {
+		n, r := 10000, 31
+		if *quick {
+			n, r = 1000, 7
+		}
+		err = runTeam(n, r)
 	} else if *historyMode && *deja != "" {
 		sessions, imports, r := 2000, 3, 7
 		if *quick {

@@ -94,6 +94,11 @@ func surviveHostile(t *testing.T, hosts []string) {
 	home := initRepo(t, environ)
 	bin := reflectBin(t)
 	dir := t.TempDir()
+	// the memory reads a team (SessionStart pulls it, every recall searches it) and holds a
+	// team folder that is not a memory
+	run(t, environ, dir, "git", "init", "-q", "--bare", "-b", "main", "team.git")
+	run(t, environ, dir, bin, "--home", home, "team", "add", "acme", filepath.Join(dir, "team.git"))
+	os.MkdirAll(filepath.Join(home, ".git", "reflect", "teams", "broken", ".git"), 0o755)
 	payloads := hostilePayloads(rand.New(rand.NewPCG(3, 4)), dir, n)
 	// a second repository stays locked by another writer for the whole run
 	locked := initRepo(t, environ)

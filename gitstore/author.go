@@ -71,3 +71,7 @@ func globalGitConfig() *config.Config {
 	}
 	return merged
 }
+
+// Signature is who this repository's commits are by, at now (see signature): a commit
+// reflect makes outside Update, such as a promotion's on a team's branch, takes it.
+func (r *Repo) Signature(now time.Time) object.Signature { return r.signature(now) }

@@ -14,6 +14,7 @@ import (
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/team"
 	"github.com/reflect-memory/reflect/workspace"
 )
 
@@ -270,6 +271,9 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		out = e.withHandoff(out, block)
 		if e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "" {
 			e.background("sync", "--quiet", "--remote", e.cfg.Sync.Remote) // what other laptops learned
+		}
+		if len(team.Names(e.repo)) > 0 {
+			e.background("team", "sync", "--quiet") // what the teams merged; adding a team is the opt-in
 		}
 		if e.queued() {
 			e.background("drain") // turn earlier sessions into learnings, off the agent's path

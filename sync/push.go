@@ -27,6 +27,13 @@ import (
 // parents'. An object it is unsure of is sent again, never left out. When the remote's
 // branch is no longer old, it returns errRemoteMoved and sends nothing.
 func push(ctx context.Context, s storer.EncodedObjectStorer, url string, auth transport.AuthMethod, branch plumbing.ReferenceName, old, local plumbing.Hash) (int, error) {
+	return pushRef(ctx, s, url, auth, branch, old, old, local)
+}
+
+// pushRef is push with have, a commit the remote holds (on any branch), standing in for old
+// when the objects to send are worked out: a new branch off the remote's main sends only
+// what main lacks.
+func pushRef(ctx context.Context, s storer.EncodedObjectStorer, url string, auth transport.AuthMethod, branch plumbing.ReferenceName, old, have, local plumbing.Hash) (int, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
 		return 0, err
@@ -58,7 +65,7 @@ func push(ctx context.Context, s storer.EncodedObjectStorer, url string, auth tr
 	if cur == local {
 		return 0, nil
 	}
-	hashes, bases, commits, trees, err := newObjects(s, local, old)
+	hashes, bases, commits, trees, err := newObjects(s, local, have)
 	if err != nil {
 		return 0, err
 	}

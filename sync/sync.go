@@ -41,6 +41,10 @@ type Options struct {
 	// Timeouts bound the talk with the remote; zero fields take the defaults (tests shorten
 	// them here or through REFLECT_SYNC_TIMEOUTS).
 	Timeouts Timeouts
+	// Follow makes the remote's main the only truth, for a clone that never commits to it (a
+	// team memory): a history that diverged (the remote was rewritten) is replaced by the
+	// remote's, after the same checks, and nothing is pushed unless the remote has no main.
+	Follow bool
 }
 
 // Result says what a sync did.
@@ -118,7 +122,7 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	}()
 	op := func() error {
 		res.Rounds++
-		rs, err := round(ctx, netCtx, r.Root(), name, url, a, res)
+		rs, err := round(ctx, netCtx, r.Root(), name, url, a, res, o.Follow)
 		if err != nil {
 			if errors.Is(err, errRemoteMoved) {
 				return err // fetch and merge again
@@ -166,7 +170,7 @@ var errRemoteMoved = errors.New("the remote moved during the push")
 
 // round is one fetch, integrate, push; the fetch and the push run under netCtx. It returns
 // the repository reopened after the fetch (new packs are only seen by a fresh open).
-func round(ctx, netCtx context.Context, root, name, url string, a transport.AuthMethod, res *Result) (*gitstore.Repo, error) {
+func round(ctx, netCtx context.Context, root, name, url string, a transport.AuthMethod, res *Result, follow bool) (*gitstore.Repo, error) {
 	g, closeGit, err := openGit(root)
 	if err != nil {
 		return nil, err
@@ -205,7 +209,7 @@ func round(ctx, netCtx context.Context, root, name, url string, a transport.Auth
 		return nil, err
 	}
 	if !remote.IsZero() && remote != local {
-		in, action, err := integrate(ctx, r, g, local, remote, res)
+		in, action, err := integrate(ctx, r, g, local, remote, res, follow)
 		var refused *RefusedError
 		if errors.As(err, &refused) {
 			r.Close()
@@ -228,7 +232,7 @@ func round(ctx, netCtx context.Context, root, name, url string, a transport.Auth
 			return nil, err
 		}
 	}
-	if local == remote || local.IsZero() {
+	if local == remote || local.IsZero() || follow && !remote.IsZero() {
 		if res.Action == "" {
 			res.Action = "up-to-date"
 		}
@@ -262,7 +266,7 @@ func round(ctx, netCtx context.Context, root, name, url string, a transport.Auth
 // when local has nothing of its own, else a merge commit. What the remote changed is checked
 // first (checkIncoming) and where its learnings came from recorded (recordArrivals), before
 // anything is written.
-func integrate(ctx context.Context, r *gitstore.Repo, g *gogit.Repository, local, remote plumbing.Hash, res *Result) (in []string, action string, err error) {
+func integrate(ctx context.Context, r *gitstore.Repo, g *gogit.Repository, local, remote plumbing.Hash, res *Result, follow bool) (in []string, action string, err error) {
 	base := local // a fast-forward, or a first sync that takes everything
 	if !local.IsZero() {
 		lc, err := g.CommitObject(local)
@@ -273,14 +277,14 @@ func integrate(ctx context.Context, r *gitstore.Repo, g *gogit.Repository, local
 		if err != nil {
 			return nil, "", err
 		}
-		if ok, err := rc.IsAncestor(lc); err != nil || ok {
+		if ok, err := rc.IsAncestor(lc); err != nil || ok && !follow {
 			return nil, "up-to-date", err
 		}
 		ok, err := lc.IsAncestor(rc)
 		if err != nil {
 			return nil, "", err
 		}
-		if !ok {
+		if !ok && !follow {
 			bases, err := lc.MergeBase(rc)
 			if err != nil {
 				return nil, "", err

@@ -175,6 +175,11 @@ func (a *app) runDemo(ctx context.Context, keep bool) error {
 	d.step("Laptop A, the next morning: Gemini CLI and Cursor in the same shop remember it too")
 	a.printf("The project is the shop's remote whichever agent works in it; each host gets the lessons\n")
 	a.printf("in its own output shape (`reflect install --all` wires every agent found on a machine).\n")
+	// on a real laptop the hooks that ran since the sync started the index's catch-up
+	// detached; the tour starts nothing detached, so it does that work here, unprinted
+	if err := d.quiet(A, "internal", "index"); err != nil {
+		return err
+	}
 	for _, h := range []struct{ harness, fixture string }{{"gemini", "gemini-prompt.json"}, {"cursor", "cursor-prompt.json"}} {
 		if err := d.hook(&demoLaptop{name: A.name, home: A.home, project: A.project, harness: h.harness}, h.fixture, "nothing to recall"); err != nil {
 			return err
@@ -219,6 +224,14 @@ func (d *demoTour) run(l *demoLaptop, args ...string) error {
 	d.a.printf("%s$ reflect %s\n", l.name, shellJoin(args))
 	// one stream for the tour: what a command says on stderr reads in order with its output
 	sub := &app{stdin: d.a.stdin, stdout: d.a.stdout, stderr: d.a.stdout, noBackground: true}
+	root := sub.rootCmd()
+	root.SetArgs(append([]string{"--home", l.home}, args...))
+	return root.ExecuteContext(d.ctx)
+}
+
+// quiet runs reflect on laptop l as a hook would start it detached: nothing printed.
+func (d *demoTour) quiet(l *demoLaptop, args ...string) error {
+	sub := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, noBackground: true}
 	root := sub.rootCmd()
 	root.SetArgs(append([]string{"--home", l.home}, args...))
 	return root.ExecuteContext(d.ctx)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/agentsmd"
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/doctor"
 	"github.com/reflect-memory/reflect/gitstore"
@@ -15,6 +16,7 @@ import (
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	memsync "github.com/reflect-memory/reflect/sync"
+	"github.com/reflect-memory/reflect/team"
 )
 
 // Exit codes. Every user-facing failure maps to one of these here, and only here.
@@ -25,7 +27,7 @@ const (
 	exitNoRepo    = 3 // no knowledge repository: run reflect init
 	exitNotFound  = 4 // unknown or ambiguous id
 	exitBusy      = 5 // another process held the repository too long
-	exitInvalid   = 6 // invalid learning, settings or edit; uncommitted changes in the way; a file the remote holds refused
+	exitInvalid   = 6 // invalid learning, settings or edit; uncommitted changes in the way; a file the remote holds refused; a promotion holding a secret; an AGENTS.md block out of date (export --check)
 	exitRemote    = 7 // the remote refused, could not be reached, timed out or has no main; every local commit is kept
 	exitUnhealthy = 8 // reflect doctor found a problem that stops reflect from working
 	exitWrite     = 9 // the repository's disk refused a write (full, over quota, read-only); nothing is lost
@@ -56,26 +58,30 @@ func exitCode(err error) int {
 		sx  *install.SyntaxError
 		fs  *install.ForeignServerError
 		rf  *memsync.RefusedError
+		sec *team.SecretError
+		me  *agentsmd.MarkerError
 	)
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &se):
 		return se.code
-	case errors.As(err, &fe):
+	case errors.As(err, &fe), errors.Is(err, team.ErrName):
 		return exitUsage
 	case errors.Is(err, gitstore.ErrNotInitialised):
 		return exitNoRepo
 	case errors.As(err, &we):
 		return exitWrite
 	case errors.Is(err, learnings.ErrUnknownID), errors.As(err, &amb), errors.Is(err, queue.ErrUnknownEntry),
-		errors.Is(err, handoff.ErrNone):
+		errors.Is(err, handoff.ErrNone), errors.Is(err, team.ErrUnknown):
 		return exitNotFound
 	case errors.Is(err, lockfile.ErrBusy):
 		return exitBusy
 	case errors.Is(err, memsync.ErrAuth), errors.Is(err, memsync.ErrNetwork), errors.Is(err, memsync.ErrNoRemote), errors.Is(err, memsync.ErrNoMain):
 		return exitRemote
-	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx), errors.As(err, &rf), errors.As(err, &fs):
+	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &de), errors.Is(err, learnings.ErrChanged), errors.As(err, &sx), errors.As(err, &rf), errors.As(err, &fs),
+		errors.As(err, &sec), errors.Is(err, team.ErrExists), errors.Is(err, team.ErrNothing),
+		errors.Is(err, agentsmd.ErrStale), errors.As(err, &me):
 		return exitInvalid
 	case errors.Is(err, doctor.ErrUnhealthy):
 		return exitUnhealthy

@@ -82,6 +82,7 @@ review, edit and sync like code.`,
 		a.mcpCmd(),
 		a.handoffCmd(),
 		a.viewCmd(),
+		a.teamCmd(), a.promoteCmd(), a.exportCmd(),
 	)
 	// a command that only groups others takes no argument of its own: a word that names no
 	// subcommand is a usage error, typed as every other one (not cobra's plain error)

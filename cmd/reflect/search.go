@@ -107,6 +107,7 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 	if res.Note != "" {
 		fmt.Fprintf(a.stderr, "reflect: %s\n", res.Note)
 	}
+	memory := a.addTeamHits(ctx, r, q, res)
 	if a.json() {
 		type hitJSON struct {
 			ID         string   `json:"id"`
@@ -119,6 +120,7 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 			Path       string   `json:"path"`
 			Snippet    string   `json:"snippet"`
 			Matched    []string `json:"matched"`
+			Memory     string   `json:"memory"` // yours, or team NAME (reviewed | not reviewed)
 		}
 		out := struct {
 			Query  string    `json:"query"`
@@ -128,7 +130,7 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 			Hits   []hitJSON `json:"hits"`
 		}{Query: text, Total: res.Total, Source: res.Source, Note: res.Note, Hits: []hitJSON{}}
 		for _, h := range res.Hits {
-			out.Hits = append(out.Hits, hitJSON{h.ID, h.Title, h.Project, h.Kind, h.Confidence, h.Status, h.Score, h.Path, h.Snippet, nonNil(h.Terms)})
+			out.Hits = append(out.Hits, hitJSON{h.ID, h.Title, h.Project, h.Kind, h.Confidence, h.Status, h.Score, h.Path, h.Snippet, nonNil(h.Terms), memory[h.Path]})
 		}
 		return a.printJSON(out)
 	}
@@ -146,7 +148,11 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 			title = "\x1b[1m" + title + "\x1b[0m"
 		}
 		fmt.Fprintf(a.stdout, "%s  %s\n", h.ID, title)
-		fmt.Fprintf(a.stdout, "  %s · %s · %s confidence · %s · score %.2f\n", h.Project, h.Kind, h.Confidence, h.Status, h.Score)
+		where := ""
+		if m := memory[h.Path]; m != "yours" {
+			where = " · " + m
+		}
+		fmt.Fprintf(a.stdout, "  %s · %s · %s confidence · %s · score %.2f%s\n", h.Project, h.Kind, h.Confidence, h.Status, h.Score, where)
 		if h.Snippet != "" {
 			fmt.Fprintf(a.stdout, "  %s\n", mark(h.Snippet, h.Marks, color))
 		}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/team"
 )
 
 func (a *app) showCmd() *cobra.Command {
@@ -17,6 +20,12 @@ func (a *app) showCmd() *cobra.Command {
 				return err
 			}
 			l, raw, err := learnings.Get(r, args[0])
+			if errors.Is(err, learnings.ErrUnknownID) {
+				// recall names team learnings by id too: look in the teams' memories
+				if tl, traw, terr := team.Get(r, args[0]); terr == nil {
+					l, raw, err = tl, traw, nil
+				}
+			}
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,176 @@
+package team
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/testenv"
+	"github.com/reflect-memory/reflect/learnings"
+)
+
+const project = "github.com/acme/web"
+
+// setup makes a personal memory and a team "acme" cloned from a bare remote that Mallory
+// (any teammate with push rights) can also push to.
+func setup(t *testing.T) (personal *gitstore.Repo, remote string, m *testenv.Mallory) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("the teammates push with the git CLI")
+	}
+	testenv.SetHome(t)
+	dir := t.TempDir()
+	remote = filepath.Join(dir, "team.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", remote).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	ctx := context.Background()
+	p, _, err := gitstore.Init(ctx, filepath.Join(dir, "me"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if _, _, err := Add(ctx, p, "acme", remote); err != nil {
+		t.Fatal(err)
+	}
+	return p, remote, testenv.NewMallory(t, remote)
+}
+
+// learningFile is a valid learning, with a promoted_by line when by is set.
+func learningFile(t *testing.T, title, by string) (id, path, text string) {
+	t.Helper()
+	l := learnings.New(title, project, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	l.Confidence = learnings.ConfidenceHigh
+	data, err := l.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by != "" {
+		data = withPromotedBy(data, by)
+	}
+	return l.ID, l.RelPath(), string(data)
+}
+
+func TestReviewedFromHistory(t *testing.T) {
+	p, _, m := setup(t)
+	ctx := context.Background()
+
+	// a teammate pushes straight to main: nobody reviewed it
+	direct, directPath, directText := learningFile(t, "Direct push to main", "")
+	m.Put("100644", directPath, directText)
+	m.Push("add a learning")
+
+	// a promotion branch by Ann, merged by Carol through a pull request
+	merged, path, text := learningFile(t, "Merged through a pull request", "Ann <ann@example.org>")
+	m.Put("100644", path, text)
+	side := m.Commit("Ann", "ann@example.org", "promote "+merged, m.Tip())
+	m.PushCommit(m.Commit("Carol", "carol@example.org", "Merge pull request #42 from acme/reflect/promote/"+merged, m.Tip(), side))
+
+	// Ann merges her own branch: a merge commit still means it went through review
+	self, path, text := learningFile(t, "Merged by its own promoter", "Ann <ann@example.org>")
+	m.Put("100644", path, text)
+	side = m.Commit("Ann", "ann@example.org", "promote "+self, m.Tip())
+	m.PushCommit(m.Commit("Ann", "ann@example.org", "Merge branch 'reflect/promote/"+self+"'", m.Tip(), side))
+
+	// Dan promotes and pushes his own learning straight to main: not reviewed
+	own, path, text := learningFile(t, "Pushed by its own promoter", "Dan <dan@example.org>")
+	m.Put("100644", path, text)
+	m.PushCommit(m.Commit("Dan", "DAN@example.org", "promote "+own, m.Tip()))
+
+	// Dan's promotion, squashed onto main by Erin (GitHub's squash merge: one commit, the
+	// reviewer's): reviewed
+	squashed, path, text := learningFile(t, "Squashed by a reviewer", "Dan <dan@example.org>")
+	m.Put("100644", path, text)
+	m.PushCommit(m.Commit("Erin", "erin@example.org", "Squashed by a reviewer (#9)", m.Tip()))
+
+	if _, err := Sync(ctx, p, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Open(p, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	tests := []struct {
+		name, id           string
+		reviewed           bool
+		author, by, pr, br string
+	}{
+		{"pushed to main by a teammate", direct, false, "mallory@example.org", "", "", ""},
+		{"merged through a pull request", merged, true, "ann@example.org", "carol@example.org", "#42", "reflect/promote/" + merged},
+		{"merged by its promoter", self, true, "ann@example.org", "ann@example.org", "", "reflect/promote/" + self},
+		{"pushed by its promoter", own, false, "dan@example.org", "", "", ""},
+		{"squashed by a reviewer", squashed, true, "dan@example.org", "erin@example.org", "#9", ""},
+	}
+	check := func(t *testing.T, tr *gitstore.Repo) {
+		for _, tt := range tests {
+			rv, ok := Of(tr, tt.id)
+			if !ok {
+				t.Errorf("%s: no review of %s", tt.name, tt.id)
+				continue
+			}
+			if rv.Reviewed != tt.reviewed || rv.Author != tt.author || rv.By != tt.by || rv.PR != tt.pr || rv.Branch != tt.br {
+				t.Errorf("%s: got reviewed=%v author=%q by=%q pr=%q branch=%q; want %v %q %q %q %q",
+					tt.name, rv.Reviewed, rv.Author, rv.By, rv.PR, rv.Branch, tt.reviewed, tt.author, tt.by, tt.pr, tt.br)
+			}
+		}
+	}
+	check(t, tr)
+
+	// Carol edits the direct push on main: someone other than its author has now looked at
+	// it. The cache catches up from where it was, reading only the new commit.
+	m.Put("100644", directPath, strings.Replace(directText, "Direct push to main", "Direct push to main, edited by Carol", 1))
+	m.PushCommit(m.Commit("Carol", "carol@example.org", "fix wording", m.Tip()))
+	if _, err := Sync(ctx, p, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	tr2, _ := Open(p, "acme")
+	defer tr2.Close()
+	if rv, _ := Of(tr2, direct); !rv.Reviewed || rv.By != "carol@example.org" {
+		t.Errorf("after Carol's edit: %+v", rv)
+	}
+	tests[0].reviewed, tests[0].by = true, "carol@example.org"
+	if res, err := Refresh(tr2, 0); err != nil || res.Commits != 0 {
+		t.Errorf("a second refresh read %+v, %v; want nothing", res, err)
+	}
+
+	// the reviews survive a rename and come back the same from a fresh clone
+	if err := Rename(p, "acme", "acme-web"); err != nil {
+		t.Fatal(err)
+	}
+	tr3, err := Open(p, "acme-web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, tr3)
+	tr3.Close()
+	url := tr2.Remote("origin")
+	if err := Remove(p, "acme-web"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Add(ctx, p, "again", url); err != nil {
+		t.Fatal(err)
+	}
+	tr4, _ := Open(p, "again")
+	defer tr4.Close()
+	check(t, tr4)
+
+	// a hook's bounded refresh never recomputes from scratch: the learnings stay held back
+	// until a command (team sync) does it
+	os.RemoveAll(filepath.Join(tr4.StateDir(), reviewDir))
+	if res, err := Refresh(tr4, 200); err != nil || !res.Full || res.Changed != 0 {
+		t.Fatalf("bounded refresh: %+v, %v", res, err)
+	}
+	if _, ok := Of(tr4, merged); ok {
+		t.Error("a bounded refresh computed the reviews from scratch")
+	}
+	if _, err := Refresh(tr4, 0); err != nil {
+		t.Fatal(err)
+	}
+	check(t, tr4)
+}

@@ -1,0 +1,263 @@
+// Package team owns the team memories beside a user's personal one: where their clones live
+// (the personal repository's .git/reflect/teams/NAME, never its work tree), adding,
+// listing, renaming, removing and syncing them, which of their learnings a person reviewed
+// (read from the team's git history: a merge, or a commit by someone other than the
+// learning's promoter), and promoting a personal learning to a team through a branch that
+// a pull request merges. A team memory is written by others, so nothing in it chooses a
+// program, path or endpoint here: its settings load under the same trust boundary as a
+// synced personal memory, and promotions push only to the URL the user gave `team add`.
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/learnings"
+	memsync "github.com/reflect-memory/reflect/sync"
+)
+
+// Team is one team memory this user reads.
+type Team struct {
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
+	URL  string `json:"url"`
+	Head string `json:"head,omitempty"`
+}
+
+// Errors the team commands return.
+var (
+	ErrUnknown = errors.New("no such team")
+	ErrExists  = errors.New("a team of that name exists")
+	ErrName    = errors.New("bad team name")
+)
+
+var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
+
+// CheckName refuses a name that could not be a folder of its own (a path, "..", spaces,
+// upper case that two file systems would read differently).
+func CheckName(name string) error {
+	if !validName.MatchString(name) {
+		return fmt.Errorf("%w %q: use 1–40 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit", ErrName, name)
+	}
+	return nil
+}
+
+// Root is the folder of personal's team clones: inside its .git, where git never looks, so a
+// team memory is never part of the personal repository's tree and moves with it.
+func Root(personal *gitstore.Repo) string { return filepath.Join(personal.StateDir(), "teams") }
+
+// Dir is team name's clone.
+func Dir(personal *gitstore.Repo, name string) string { return filepath.Join(Root(personal), name) }
+
+// List returns the teams, by name. A folder that is not a memory is skipped.
+func List(personal *gitstore.Repo) ([]Team, error) {
+	entries, err := os.ReadDir(Root(personal))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var out []Team
+	for _, e := range entries {
+		if !e.IsDir() || CheckName(e.Name()) != nil {
+			continue
+		}
+		r, err := gitstore.Open(filepath.Join(Root(personal), e.Name()))
+		if err != nil {
+			continue
+		}
+		t := Team{Name: e.Name(), Dir: r.Root(), URL: r.Remote("origin")}
+		if h, err := r.Head(); err == nil && !h.IsZero() {
+			t.Head = h.String()
+		}
+		r.Close()
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Names lists the teams' names from their folders alone (what a recall needs, cheaply).
+func Names(personal *gitstore.Repo) []string {
+	entries, err := os.ReadDir(Root(personal))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && CheckName(e.Name()) == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Open opens team name's memory.
+func Open(personal *gitstore.Repo, name string) (*gitstore.Repo, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	dir := Dir(personal, name)
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return nil, fmt.Errorf("%w %q (reflect team list names them)", ErrUnknown, name)
+	}
+	return gitstore.Open(dir)
+}
+
+// Add clones the team memory at url as name, records who reviewed each of its learnings and
+// builds its index. An empty remote gets a fresh memory, as `reflect init --from` does.
+func Add(ctx context.Context, personal *gitstore.Repo, name, url string) (*Team, *memsync.Result, error) {
+	if err := CheckName(name); err != nil {
+		return nil, nil, err
+	}
+	dir := Dir(personal, name)
+	if _, err := os.Stat(dir); err == nil {
+		return nil, nil, fmt.Errorf("%w: %q is at %s (reflect team remove %s first)", ErrExists, name, dir, name)
+	}
+	if err := os.MkdirAll(Root(personal), 0o755); err != nil {
+		return nil, nil, err
+	}
+	r, res, err := memsync.Clone(ctx, dir, url)
+	if err != nil {
+		if r == nil {
+			os.RemoveAll(dir)
+		}
+		return nil, res, err
+	}
+	defer r.Close()
+	if err := settle(ctx, r); err != nil {
+		return nil, res, err
+	}
+	t := &Team{Name: name, Dir: r.Root(), URL: url}
+	if h, err := r.Head(); err == nil && !h.IsZero() {
+		t.Head = h.String()
+	}
+	return t, res, nil
+}
+
+// Sync pulls team name (and pushes what its main holds that the remote lacks, which is only
+// ever the fresh memory of a first add), then brings its reviews and index up to date.
+func Sync(ctx context.Context, personal *gitstore.Repo, name string) (*memsync.Result, error) {
+	r, err := Open(personal, name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	res, err := memsync.Sync(ctx, r, memsync.Options{Follow: true})
+	if err != nil {
+		return res, err
+	}
+	r2, err := gitstore.Open(r.Root()) // sync's new packs are seen by a fresh open
+	if err != nil {
+		return res, err
+	}
+	defer r2.Close()
+	return res, settle(ctx, r2)
+}
+
+// settle brings what is derived from a team's history up to its HEAD: the reviews, then
+// the index (built here, in a command, so that a hook finds it).
+func settle(ctx context.Context, r *gitstore.Repo) error {
+	if _, err := Refresh(r, 0); err != nil {
+		return fmt.Errorf("read who reviewed %s: %w", r.Root(), err)
+	}
+	ix, err := index.Open(ctx, r, index.Options{})
+	if err != nil {
+		return err
+	}
+	return ix.Close()
+}
+
+// Remove deletes team name's clone (what its remote holds stays there).
+func Remove(personal *gitstore.Repo, name string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	dir := Dir(personal, name)
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("%w %q", ErrUnknown, name)
+	}
+	return os.RemoveAll(dir)
+}
+
+// Rename gives team old the name new. Its history, reviews and index move with it.
+func Rename(personal *gitstore.Repo, old, new string) error {
+	if err := CheckName(old); err != nil {
+		return err
+	}
+	if err := CheckName(new); err != nil {
+		return err
+	}
+	if _, err := os.Stat(Dir(personal, old)); err != nil {
+		return fmt.Errorf("%w %q", ErrUnknown, old)
+	}
+	if _, err := os.Stat(Dir(personal, new)); err == nil {
+		return fmt.Errorf("%w: %q", ErrExists, new)
+	}
+	return os.Rename(Dir(personal, old), Dir(personal, new))
+}
+
+// Get reads learning id (or a unique prefix of it) from the first team memory that holds it.
+func Get(personal *gitstore.Repo, id string) (*learnings.Learning, []byte, error) {
+	for _, name := range Names(personal) {
+		r, err := Open(personal, name)
+		if err != nil {
+			continue
+		}
+		l, raw, err := learnings.Get(r, id)
+		r.Close()
+		if err == nil {
+			return l, raw, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%w: %s", learnings.ErrUnknownID, id)
+}
+
+// Hit is a search hit in a team memory.
+type Hit struct {
+	index.Hit
+	Team     string `json:"team"`
+	Reviewed bool   `json:"reviewed"`
+}
+
+// Search runs q against every team's index (built when missing: this is for commands), each
+// hit marked with its team and whether it is reviewed. A team that cannot be searched is
+// skipped and named in skipped.
+func Search(ctx context.Context, personal *gitstore.Repo, q index.Query) (hits []Hit, skipped []string) {
+	for _, name := range Names(personal) {
+		tr, err := Open(personal, name)
+		if err != nil {
+			skipped = append(skipped, name)
+			continue
+		}
+		if !Fresh(tr) {
+			Refresh(tr, 0)
+		}
+		ix, err := index.Open(ctx, tr, index.Options{LockTimeout: tr.Config().Git.LockTimeout.Std()})
+		if err != nil {
+			tr.Close()
+			skipped = append(skipped, name)
+			continue
+		}
+		res, err := ix.Search(ctx, q)
+		if err == nil {
+			rd := NewReader(tr)
+			for _, h := range res.Hits {
+				rv, _ := rd.Of(h.ID)
+				hits = append(hits, Hit{Hit: h, Team: name, Reviewed: rv.Reviewed})
+			}
+		} else {
+			skipped = append(skipped, name)
+		}
+		ix.Close()
+		tr.Close()
+	}
+	return hits, skipped
+}
