@@ -71,6 +71,8 @@ type learningData struct {
 	// Anchors are the anchored paths of a learning that cannot be checked here (its
 	// project's work tree is not known on this machine).
 	Anchors []string
+	// Teams are the team memories a promotion may go to; InTeams those whose main holds it.
+	Teams, InTeams []string
 }
 
 // withLearning runs fn with the repository and the learning the URL's {id} names (any part
@@ -140,6 +142,9 @@ func (s *Server) learningData(ctx context.Context, repo *gitstore.Repo, l *learn
 		d.Revisions = append(d.Revisions, x)
 	}
 	d.Similar = s.similar(ctx, repo, l)
+	var in map[string][]string
+	d.Teams, in = s.teams(repo)
+	d.InTeams = in[l.ID]
 	d.Stale = staleOf(ctx, repo, l)
 	switch {
 	case d.Stale == nil:
