@@ -11,6 +11,7 @@ import (
 	"github.com/reflect-memory/reflect/anchor"
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/team"
 	"github.com/reflect-memory/reflect/workspace"
 )
 
@@ -140,6 +141,39 @@ func BenchmarkFreshness(b *testing.B) {
 	b.Run("drifted-page", func(b *testing.B) {
 		for b.Loop() {
 			benchGet(b, s, c, "/learning/"+id)
+		}
+	})
+}
+
+// BenchmarkListPageTeam is the list page at 10,000 learnings with a team memory of 1,000
+// beside them (the team/personal badges: the team opened and its HEAD read each request,
+// its ids walked again only when it moved), against the same page without a team.
+func BenchmarkListPageTeam(b *testing.B) {
+	ctx := context.Background()
+	s, c := benchServer(b, 10000)
+	b.Run("no-team", func(b *testing.B) {
+		benchGet(b, s, c, "/")
+		for b.Loop() {
+			benchGet(b, s, c, "/")
+		}
+	})
+	src := filepath.Join(b.TempDir(), "team-src")
+	if _, _, err := gitstore.Init(ctx, src, gitstore.InitOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := fixtures.BuildRepo(ctx, src, 1000, 100, 5); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := team.Add(ctx, s.repo, "acme", src); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("team", func(b *testing.B) {
+		benchGet(b, s, c, "/")
+		if n := len(s.teamCache["acme"].ids); n != 1000 {
+			b.Fatalf("the team's ids: %d", n)
+		}
+		for b.Loop() {
+			benchGet(b, s, c, "/")
 		}
 	})
 }
