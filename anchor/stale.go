@@ -2,6 +2,7 @@ package anchor
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"sort"
 	"time"
@@ -94,39 +95,66 @@ func (p *Project) survey(ctx context.Context, r *gitstore.Repo, details bool) (*
 			s.Drifted++
 		case Orphaned:
 			s.Orphaned++
-			if details {
-				rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-				p.Renames(rctx, l.Source.Commit, &f)
-				cancel()
-			}
 		default:
 			continue
 		}
-		st := Stale{Learning: l, ID: l.ID, Title: l.Title, Project: l.Project, Path: l.RelPath(),
-			Commit: l.Source.Commit, Freshness: f, Changes: map[string][]Commit{}}
-		for _, c := range f.Anchors {
-			if c.State == Fresh || !details {
-				continue
-			}
-			cs, more := p.Changes(l.Source.Commit, c.Path, changesShown)
-			if cs == nil {
-				cs = []Commit{}
-			}
-			st.Changes[c.Path] = cs
-			if more {
-				if st.More == nil {
-					st.More = map[string]bool{}
-				}
-				st.More[c.Path] = true
-			}
-		}
-		s.Stale = append(s.Stale, st)
+		s.Stale = append(s.Stale, p.detail(ctx, l, f, details))
 	}
 	sort.SliceStable(s.Stale, func(i, j int) bool {
 		return s.Stale[i].Freshness.State == Orphaned && s.Stale[j].Freshness.State != Orphaned
 	})
 	return s, nil
 }
+
+// Detail is l compared with the project as Survey reports a stale learning: its anchors'
+// states, where a gone file went, and per file that is not fresh the commits since it was
+// learned that changed it (reflect view's page of one learning).
+func (p *Project) Detail(ctx context.Context, l *learnings.Learning) Stale {
+	return p.detail(ctx, l, p.Check(l), true)
+}
+
+func (p *Project) detail(ctx context.Context, l *learnings.Learning, f Freshness, details bool) Stale {
+	if f.State == Orphaned && details {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		p.Renames(rctx, l.Source.Commit, &f)
+		cancel()
+	}
+	st := Stale{Learning: l, ID: l.ID, Title: l.Title, Project: l.Project, Path: l.RelPath(),
+		Commit: l.Source.Commit, Freshness: f, Changes: map[string][]Commit{}}
+	for _, c := range f.Anchors {
+		if c.State == Fresh || !details {
+			continue
+		}
+		cs, more := p.Changes(l.Source.Commit, c.Path, changesShown)
+		if cs == nil {
+			cs = []Commit{}
+		}
+		st.Changes[c.Path] = cs
+		if more {
+			if st.More == nil {
+				st.More = map[string]bool{}
+			}
+			st.More[c.Path] = true
+		}
+	}
+	return st
+}
+
+// Keep is a review's "keep" (reflect stale --review, reflect view): the change to l, made
+// inside learnings.Change, that re-anchors it (Reanchor) and dates it now, and the commit
+// message, which names the files it dropped.
+func (p *Project) Keep(l *learnings.Learning, f Freshness, now time.Time) (msg string, dropped []string) {
+	dropped = p.Reanchor(l, f)
+	l.Updated = now.UTC().Truncate(time.Second)
+	msg = fmt.Sprintf("re-anchor: %s %s\n\nkept after a review: its files changed since it was learned", l.ID, l.Title)
+	for _, d := range dropped {
+		msg += "\n- " + d + " (gone)"
+	}
+	return msg, dropped
+}
+
+// ArchiveReason is the reason a review's "archive" gives in its commit.
+const ArchiveReason = "its files changed since it was learned"
 
 // Reanchor points l's anchors at the project as it is now — a person checked that the
 // lesson still holds: each file at its current blob, a renamed one at its new path, a gone

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -8,13 +9,31 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/reflect-memory/reflect/anchor"
 	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/view"
+	"github.com/reflect-memory/reflect/workspace"
 )
+
+// rememberRoot records where the project at dir is checked out, as a recall in it does.
+func rememberRoot(home, dir string) error {
+	r, err := gitstore.Open(home)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	ws, err := workspace.Read(dir, 0)
+	if err != nil {
+		return err
+	}
+	return anchor.Remember(r, ws)
+}
 
 // runView measures what issue 24 promises: the server time of reflect view's list page at n
 // learnings — the first request after start (every learning parsed), the next ones (the
-// parsed learnings cached by blob), a filtered page and a search — beside `reflect list
+// parsed learnings cached by blob), a filtered page, the freshness filter (half the
+// learnings anchored, one project's work tree known) and a search — beside `reflect list
 // --format json` of the same memory, whole process, in the same run.
 func runView(n, runs int) error {
 	tmp, bin, env, err := setup("view-")
@@ -24,6 +43,18 @@ func runView(n, runs int) error {
 	}
 	home := filepath.Join(tmp, fmt.Sprintf("mem-%d", n))
 	if err := memory(env, bin, home, n, max(1, min(n/10, 1000)), 20); err != nil {
+		return err
+	}
+	// half the learnings anchored (those of project 3 to its work tree, which this machine
+	// knows: a tenth of them drifted, a twelfth orphaned; the others' projects unknown here)
+	proj, err := fixtures.BuildAnchoredProject(context.Background(), filepath.Join(tmp, "proj"), fixtures.SynthProject(3))
+	if err != nil {
+		return err
+	}
+	if _, err := fixtures.AnchorHalf(context.Background(), home, proj); err != nil {
+		return err
+	}
+	if err := rememberRoot(home, proj.Dir); err != nil {
 		return err
 	}
 	if out, err := command(env, ".", bin, "--home", home, "reindex").CombinedOutput(); err != nil {
@@ -58,7 +89,7 @@ func runView(n, runs int) error {
 		}
 		return d, w.Result().Cookies(), nil
 	}
-	var first, cold, warm, filtered, search []float64
+	var first, cold, warm, filtered, drifted, search []float64
 	record := func(into *[]float64, d float64) {
 		*into = append(*into, d)
 		cpu[into] = append(cpu[into], lastCPU)
@@ -90,7 +121,8 @@ func runView(n, runs int) error {
 				for _, m := range []struct {
 					path string
 					into *[]float64
-				}{{"/", &warm}, {"/?project=" + project + "&kind=rule&sort=seen", &filtered}, {"/?q=deadlock+retry", &search}} {
+				}{{"/", &warm}, {"/?project=" + project + "&kind=rule&sort=seen", &filtered},
+					{"/?fresh=drifted", &drifted}, {"/?q=deadlock+retry", &search}} {
 					d, _, err := get(s, cookies, m.path)
 					if err != nil {
 						s.Close()
@@ -117,6 +149,7 @@ func runView(n, runs int) error {
 	rowOf("list page, first request after a restart", &cold)
 	rowOf("list page (learnings cached)", &warm)
 	rowOf("list page, project+kind filter, by seen", &filtered)
+	rowOf("list page, drifted filter", &drifted)
 	rowOf("search page (deadlock retry)", &search)
 	return nil
 }

@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/reflect-memory/reflect/anchor"
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/team"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 // benchServer serves a memory of n synthetic learnings (20 projects, n/10 commits).
@@ -90,4 +93,87 @@ func BenchmarkLearningPage(b *testing.B) {
 	for b.Loop() {
 		benchGet(b, s, c, "/learning/"+id)
 	}
+}
+
+// BenchmarkFreshness is the list page at n learnings, half of them anchored and one
+// project's work tree known here (a twentieth of the anchored ones its): unfiltered (the
+// badges of the page's 100 rows), the drifted filter (every candidate checked), and a
+// drifted learning's page (its commits since). Compare with BenchmarkListPage/warm.
+func BenchmarkFreshness(b *testing.B) {
+	const n = 10000
+	ctx := context.Background()
+	s, c := benchServer(b, n)
+	proj, err := fixtures.BuildAnchoredProject(ctx, filepath.Join(b.TempDir(), "proj"), fixtures.SynthProject(3))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := fixtures.AnchorHalf(ctx, s.o.Home, proj); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := workspace.Read(proj.Dir, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := anchor.Remember(s.repo, ws); err != nil {
+		b.Fatal(err)
+	}
+	benchGet(b, s, c, "/")
+	for name, path := range map[string]string{"list": "/", "drifted": "/?fresh=drifted"} {
+		b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+			benchGet(b, s, c, path)
+			for b.Loop() {
+				benchGet(b, s, c, path)
+			}
+		})
+	}
+	chk := newChecker(s.repo)
+	var id string
+	for _, l := range s.cache.all {
+		if chk.state(l) == anchor.Drifted {
+			id = l.ID
+			break
+		}
+	}
+	chk.close()
+	if id == "" {
+		b.Fatal("no drifted learning")
+	}
+	b.Run("drifted-page", func(b *testing.B) {
+		for b.Loop() {
+			benchGet(b, s, c, "/learning/"+id)
+		}
+	})
+}
+
+// BenchmarkListPageTeam is the list page at 10,000 learnings with a team memory of 1,000
+// beside them (the team/personal badges: the team opened and its HEAD read each request,
+// its ids walked again only when it moved), against the same page without a team.
+func BenchmarkListPageTeam(b *testing.B) {
+	ctx := context.Background()
+	s, c := benchServer(b, 10000)
+	b.Run("no-team", func(b *testing.B) {
+		benchGet(b, s, c, "/")
+		for b.Loop() {
+			benchGet(b, s, c, "/")
+		}
+	})
+	src := filepath.Join(b.TempDir(), "team-src")
+	if _, _, err := gitstore.Init(ctx, src, gitstore.InitOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := fixtures.BuildRepo(ctx, src, 1000, 100, 5); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := team.Add(ctx, s.repo, "acme", src); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("team", func(b *testing.B) {
+		benchGet(b, s, c, "/")
+		if n := len(s.teamCache["acme"].ids); n != 1000 {
+			b.Fatalf("the team's ids: %d", n)
+		}
+		for b.Loop() {
+			benchGet(b, s, c, "/")
+		}
+	})
 }

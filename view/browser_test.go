@@ -35,7 +35,7 @@ func chromium(t *testing.T) string {
 // to the test's temp dir, and to $REFLECT_VIEW_SCREENSHOTS when set (docs/view.png is one).
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
-	f := newFixture(t)
+	f := newDrifted(t)
 	var samples = map[string][]byte{}
 	for _, s := range fixtures.Learnings() {
 		l, err := learnings.Parse(s.Name, s.Data)
@@ -201,6 +201,32 @@ func TestBrowser(t *testing.T) {
 	}
 	if v, err := chromedp.Run(ctx, chromedp.Value(css("#f-title"))); err != nil || v != "my stale title" {
 		t.Errorf("the refused form lost the text typed: %q %v", v, err)
+	}
+
+	// filter to the drifted learnings: the one whose Makefile changed, with its badge; its
+	// page names the file and the commits; keep re-anchors it in one commit
+	do("freshness filter", chromedp.Navigate(f.ts.URL+"/"), chromedp.WaitVisible(css("#fresh")),
+		chromedp.SetValue(css("#fresh"), "drifted"))
+	submit("freshness filter", "#apply")
+	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#learnings a.title")].map(a => a.getAttribute("href"))`))
+	if err != nil || len(ids) != 1 || ids[0] != "/learning/"+f.ids["drift"] {
+		t.Errorf("the drifted filter shows %v (%v)", ids, err)
+	}
+	if b := text("#learnings .badge"); b != "drifted" {
+		t.Errorf("the drifted row's badge reads %q", b)
+	}
+	do("screenshot the drifted filter", shot("drifted.png"))
+	submit("open the drifted learning", `a[href="/learning/`+f.ids["drift"]+`"]`)
+	if st := text("#stale"); !strings.Contains(st, "Makefile: changed in 2 commits") || !strings.Contains(st, "make: migrate B") {
+		t.Errorf("the drifted learning's page says %q", st)
+	}
+	do("screenshot a drifted learning", shot("stale.png"))
+	submit("keep", "#keep")
+	if fl := text("#flash"); !strings.Contains(fl, "re-anchored") {
+		t.Errorf("after keep the page says %q", fl)
+	}
+	if b := text("#freshness"); b != "fresh" || !strings.HasPrefix(f.subject(), "re-anchor: "+f.ids["drift"]) {
+		t.Errorf("after keep: %q, commit %q", b, f.subject())
 	}
 
 	// the queue

@@ -18,6 +18,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/yuin/goldmark"
 
+	"github.com/reflect-memory/reflect/anchor"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/learnings"
@@ -63,6 +64,15 @@ type learningData struct {
 	RecallNote   string
 	Similar      []link
 	Session      string
+	// Stale is the learning's anchors compared with its project on this machine; nil when
+	// it has none or the project's work tree is not known here.
+	Stale         *anchor.Stale
+	ArchiveReason string
+	// Anchors are the anchored paths of a learning that cannot be checked here (its
+	// project's work tree is not known on this machine).
+	Anchors []string
+	// Teams are the team memories a promotion may go to; InTeams those whose main holds it.
+	Teams, InTeams []string
 }
 
 // withLearning runs fn with the repository and the learning the URL's {id} names (any part
@@ -132,6 +142,18 @@ func (s *Server) learningData(ctx context.Context, repo *gitstore.Repo, l *learn
 		d.Revisions = append(d.Revisions, x)
 	}
 	d.Similar = s.similar(ctx, repo, l)
+	var in map[string][]string
+	d.Teams, in = s.teams(repo)
+	d.InTeams = in[l.ID]
+	d.Stale = staleOf(ctx, repo, l)
+	switch {
+	case d.Stale == nil:
+		for _, a := range l.AnchorList() {
+			d.Anchors = append(d.Anchors, a.Path)
+		}
+	case d.Stale.Freshness.State != anchor.Fresh:
+		d.ArchiveReason = anchor.ArchiveReason
+	}
 	return d, nil
 }
 
@@ -436,12 +458,13 @@ func postedBase(r *http.Request, field string) (plumbing.Hash, error) {
 
 func (s *Server) archive(w http.ResponseWriter, r *http.Request) {
 	reason := strings.TrimSpace(r.PostFormValue("reason"))
-	s.lifecycle(w, r, "archived", nil, func(ls []*learnings.Learning) (bool, string, error) {
+	id, changed, err := s.lifecycle(r, nil, func(_ *gitstore.Repo, ls []*learnings.Learning) (bool, string, error) {
 		if !ls[0].Archive(s.o.Now()) {
 			return false, "", nil
 		}
 		return true, redact.String(learnings.ArchiveMessage(ls[0], reason)), nil
 	})
+	s.after(w, r, id, err, changed, "archived")
 }
 
 func (s *Server) supersede(w http.ResponseWriter, r *http.Request) {
@@ -450,21 +473,21 @@ func (s *Server) supersede(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("nothing was committed: %w", &badRequest{"supersede needs the id of the learning that replaces this one"}))
 		return
 	}
-	s.lifecycle(w, r, "superseded", []string{by}, func(ls []*learnings.Learning) (bool, string, error) {
+	id, changed, err := s.lifecycle(r, []string{by}, func(_ *gitstore.Repo, ls []*learnings.Learning) (bool, string, error) {
 		changed, err := learnings.Supersede(ls[0], ls[1], s.o.Now())
 		if err != nil || !changed {
 			return false, "", err
 		}
 		return true, learnings.SupersedeMessage(ls[0], ls[1]), nil
 	})
+	s.after(w, r, id, err, changed, "superseded")
 }
 
 // lifecycle runs op, as the CLI's command does, on the learning the URL names (first) and
 // the others: one commit, refused when the first is no longer the version the form showed.
-func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request, done string, others []string, op func([]*learnings.Learning) (bool, string, error)) {
-	var id string
-	var changed bool
-	err := s.withLearning(r, func(repo *gitstore.Repo, l *learnings.Learning) error {
+// It returns the first's id and whether op changed anything; the caller answers (after).
+func (s *Server) lifecycle(r *http.Request, others []string, op func(*gitstore.Repo, []*learnings.Learning) (bool, string, error)) (id string, changed bool, err error) {
+	err = s.withLearning(r, func(repo *gitstore.Repo, l *learnings.Learning) error {
 		id = l.ID
 		base, err := postedBase(r, "base")
 		if err != nil {
@@ -473,12 +496,12 @@ func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request, done string, 
 		_, err = s.change(r.Context(), repo, append([]string{id}, others...), map[string]plumbing.Hash{id: base}, func(ls []*learnings.Learning) (string, error) {
 			var msg string
 			var err error
-			changed, msg, err = op(ls)
+			changed, msg, err = op(repo, ls)
 			return msg, err
 		})
 		return err
 	})
-	s.after(w, r, id, err, changed, done)
+	return id, changed, err
 }
 
 // after answers a lifecycle write: the learning's page again, saying what happened.

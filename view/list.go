@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reflect-memory/reflect/anchor"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/learnings"
@@ -24,13 +25,13 @@ const perPage = 100
 const searchLimit = 500
 
 type filters struct {
-	Q, Project, Kind, Confidence, Status, Tag, Sort string
-	Page                                            int
+	Q, Project, Kind, Confidence, Status, Tag, Fresh, Memory, Sort string
+	Page                                                           int
 }
 
 func (f filters) url(page int) template.URL {
 	kv := []string{"q", f.Q, "project", f.Project, "kind", f.Kind, "confidence", f.Confidence,
-		"status", f.Status, "tag", f.Tag, "sort", f.Sort}
+		"status", f.Status, "tag", f.Tag, "fresh", f.Fresh, "memory", f.Memory, "sort", f.Sort}
 	if page > 1 {
 		kv = append(kv, "page", strconv.Itoa(page))
 	}
@@ -44,6 +45,8 @@ type facet struct {
 
 type row struct {
 	L       *learnings.Learning
+	Fresh   anchor.State // Unchecked when its project's work tree is not known here
+	Teams   []string     // the team memories whose main holds it
 	Score   float64
 	Snippet template.HTML
 }
@@ -52,6 +55,8 @@ type listData struct {
 	F                            filters
 	Projects                     []facet
 	Kinds, Confidences, Statuses []string
+	FreshStates, Memories        []string
+	Teams                        []string
 	Rows                         []row
 	Total                        int
 	From, To                     int
@@ -63,7 +68,7 @@ type listData struct {
 func parseFilters(r *http.Request) (filters, error) {
 	q := r.URL.Query()
 	f := filters{Q: strings.TrimSpace(q.Get("q")), Project: q.Get("project"), Kind: q.Get("kind"),
-		Confidence: q.Get("confidence"), Status: q.Get("status"), Tag: strings.TrimSpace(q.Get("tag")), Sort: q.Get("sort")}
+		Confidence: q.Get("confidence"), Status: q.Get("status"), Tag: strings.TrimSpace(q.Get("tag")), Fresh: q.Get("fresh"), Memory: q.Get("memory"), Sort: q.Get("sort")}
 	if f.Status == "" {
 		f.Status = string(learnings.StatusCurrent)
 	}
@@ -81,6 +86,12 @@ func parseFilters(r *http.Request) (filters, error) {
 		if _, err := learnings.ParseStatus(f.Status); err != nil {
 			return f, &badRequest{"status: " + err.Error() + " (or all)"}
 		}
+	}
+	if f.Fresh != "" && !slices.Contains(freshStates, f.Fresh) {
+		return f, &badRequest{"fresh: unknown state " + strconv.Quote(f.Fresh) + ": must be one of " + strings.Join(freshStates, ", ")}
+	}
+	if f.Memory != "" && !slices.Contains(memories, f.Memory) {
+		return f, &badRequest{"memory: unknown " + strconv.Quote(f.Memory) + ": must be personal or team"}
 	}
 	switch f.Sort {
 	case "", "updated", "created", "seen", "title", "score":
@@ -143,6 +154,7 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 	for _, k := range learnings.AllStatuses() {
 		d.Statuses = append(d.Statuses, string(k))
 	}
+	d.FreshStates, d.Memories = freshStates, memories
 	counts := map[string]int{}
 	for _, l := range c.all {
 		counts[l.Project]++
@@ -200,6 +212,18 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 			rows = append(rows, row{L: l, Score: h.Score, Snippet: highlight(h.Snippet, h.Marks)})
 		}
 	}
+	// freshness reads the projects' work trees: for every candidate when it filters, else
+	// for the page's rows only
+	chk := newChecker(repo)
+	defer chk.close()
+	if f.Fresh != "" {
+		rows = filterFresh(chk, rows, f.Fresh)
+	}
+	var inTeams map[string][]string
+	d.Teams, inTeams = s.teams(repo)
+	if f.Memory != "" {
+		rows = slices.DeleteFunc(rows, func(r row) bool { return (len(inTeams[r.L.ID]) > 0) != (f.Memory == "team") })
+	}
 	order := f.Sort
 	if order == "" {
 		order = "updated"
@@ -238,6 +262,12 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 	to := min(from+perPage, len(rows))
 	d.Rows = rows[from:to]
 	d.From, d.To = from+1, to
+	if f.Fresh == "" {
+		freshOf(chk, d.Rows)
+	}
+	for i := range d.Rows {
+		d.Rows[i].Teams = inTeams[d.Rows[i].L.ID]
+	}
 	if p > 1 {
 		d.Prev = f.url(p - 1)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/team"
 )
 
 // pages are the parsed templates, one set per page (each defines "content" for "base").
@@ -80,7 +81,7 @@ var flashes = map[string]string{
 	"saved": "Saved: one commit.", "nochange": "Nothing changed: no commit.",
 	"archived": "Archived: one commit.", "superseded": "Superseded: one commit.",
 	"merged": "Merged: one commit.", "retried": "Back in the queue: one commit.",
-	"dropped": "Dropped: one commit.", "already": "It was already so: no commit.",
+	"dropped": "Dropped: one commit.", "reanchored": "Kept and re-anchored to the files as they are now: one commit.", "already": "It was already so: no commit.",
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
@@ -114,12 +115,13 @@ func statusOf(err error) int {
 	var fe *learnings.FieldError
 	var amb *learnings.AmbiguousIDError
 	var bad *badRequest
+	var secret *team.SecretError
 	switch {
-	case errors.Is(err, learnings.ErrUnknownID), errors.Is(err, queue.ErrUnknownEntry), errors.Is(err, errNotFound):
+	case errors.Is(err, learnings.ErrUnknownID), errors.Is(err, queue.ErrUnknownEntry), errors.Is(err, errNotFound), errors.Is(err, team.ErrUnknown):
 		return http.StatusNotFound
 	case errors.Is(err, learnings.ErrChanged), errors.Is(err, errStale):
 		return http.StatusConflict
-	case errors.As(err, &fe), errors.As(err, &amb), errors.As(err, &bad):
+	case errors.As(err, &fe), errors.As(err, &amb), errors.As(err, &bad), errors.As(err, &secret), errors.Is(err, team.ErrName):
 		return http.StatusBadRequest
 	case errors.Is(err, gitstore.ErrLocked):
 		return http.StatusServiceUnavailable
@@ -146,6 +148,8 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /learning/{id}/edit", s.edit)
 	m.HandleFunc("POST /learning/{id}/archive", s.archive)
 	m.HandleFunc("POST /learning/{id}/supersede", s.supersede)
+	m.HandleFunc("POST /learning/{id}/keep", s.keep)
+	m.HandleFunc("POST /learning/{id}/promote", s.promote)
 	m.HandleFunc("GET /merge", s.mergeForm)
 	m.HandleFunc("POST /merge", s.merge)
 	m.HandleFunc("GET /queue", s.queue)

@@ -38,6 +38,9 @@ type Options struct {
 	// OpenRepo opens the repository (the command's, which checks its settings); nil:
 	// gitstore.Open.
 	OpenRepo func(home string) (*gitstore.Repo, error)
+	// GH is the GitHub CLI a promotion opens its pull request with (tests: a stand-in);
+	// empty: gh on PATH, as reflect promote.
+	GH string
 }
 
 // Server is the viewer: an http.Handler over one knowledge repository.
@@ -53,6 +56,8 @@ type Server struct {
 	repo  *gitstore.Repo
 	head  plumbing.Hash
 	cache *cache
+	// teamCache: per team memory, the learning ids its main holds (team.go)
+	teamCache map[string]teamIDs
 }
 
 // New returns a server for the repository at o.Home; it opens it once to check it.
@@ -66,7 +71,7 @@ func New(o Options) (*Server, error) {
 	if o.OpenRepo == nil {
 		o.OpenRepo = gitstore.Open
 	}
-	s := &Server{o: o, token: o.Token, cache: newCache()}
+	s := &Server{o: o, token: o.Token, cache: newCache(), teamCache: map[string]teamIDs{}}
 	if s.token == "" {
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {

@@ -171,18 +171,12 @@ func (a *app) reviewAnswer(cmd *cobra.Command, r *gitstore.Repo, p *anchor.Proje
 	ctx := cmd.Context()
 	switch strings.ToLower(answer[0]) {
 	case "k", "keep":
-		var dropped []string
 		var before, after []string
 		_, commit, err := learnings.Change(ctx, r, []string{st.ID}, func(ls []*learnings.Learning) (string, error) {
 			l := ls[0]
 			before = l.Anchors
-			dropped = p.Reanchor(l, st.Freshness)
+			msg, _ := p.Keep(l, st.Freshness, time.Now())
 			after = l.Anchors
-			l.Updated = time.Now().UTC().Truncate(time.Second)
-			msg := fmt.Sprintf("re-anchor: %s %s\n\nkept after a review: its files changed since it was learned", l.ID, l.Title)
-			for _, d := range dropped {
-				msg += "\n- " + d + " (gone)"
-			}
 			return msg, nil
 		})
 		if err != nil {
@@ -201,7 +195,7 @@ func (a *app) reviewAnswer(cmd *cobra.Command, r *gitstore.Repo, p *anchor.Proje
 			if !ls[0].Archive(time.Now()) {
 				return "", nil
 			}
-			return "archive: " + ls[0].ID + " " + ls[0].Title + "\n\nReason: its files changed since it was learned (reflect stale --review)", nil
+			return learnings.ArchiveMessage(ls[0], anchor.ArchiveReason+" (reflect stale --review)"), nil
 		})
 		if err != nil {
 			return "", err
