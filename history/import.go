@@ -161,11 +161,11 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 	}
 	touched := map[string]bool{}
 	var runErr error
-	storeDir := ""
-	if len(jobs) > 0 && os.MkdirAll(filepath.Dir(a.storePath("x")), 0o755) == nil {
-		storeDir = filepath.Dir(a.storePath("x")) // (when it fails, appendStore reports it)
+	var storePath func(stream string) string
+	if len(jobs) > 0 && os.MkdirAll(a.storesDir(), 0o755) == nil {
+		storePath = a.storePath // (when it fails, appendStore reports it)
 	}
-	next, stop := readAhead(jobs, storeDir)
+	next, stop := readAhead(jobs, storePath)
 	defer stop()
 	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
