@@ -226,12 +226,16 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			paths = append(paths, agents...)
 		}
 	} else {
-		for i, root := range []string{o.ClaudeDir, o.CodexDir, o.GeminiDir, o.CopilotDir, o.CursorDir, o.OpencodeMirrors} {
+		for _, f := range []struct {
+			root string
+			keep func(path string) bool
+		}{{o.ClaudeDir, jsonlFile}, {o.CodexDir, jsonlFile}, {o.GeminiDir, geminiFile}, {o.CopilotDir, copilotFile},
+			{o.CursorDir, cursorFile}, {o.OpencodeMirrors, jsonlFile}} {
+			root := f.root
 			if root == "" {
 				continue
 			}
-			keep := []func(string) bool{nil, nil, geminiFile, copilotFile, cursorFile, nil}[i]
-			found, err := walkTranscripts(root, keep)
+			found, err := walkTranscripts(root, f.keep)
 			if err != nil {
 				return nil, err
 			}
@@ -289,8 +293,7 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 	return jobs, nil
 }
 
-// walkTranscripts lists the *.jsonl files under root (none when root does not exist), or
-// with keep the files it keeps.
+// walkTranscripts lists the files under root that keep keeps (none when root does not exist).
 func walkTranscripts(root string, keep func(path string) bool) ([]string, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -307,7 +310,7 @@ func walkTranscripts(root string, keep func(path string) bool) ([]string, error)
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && (keep == nil && strings.HasSuffix(d.Name(), ".jsonl") || keep != nil && keep(p)) {
+		if d.Type().IsRegular() && keep(p) {
 			out = append(out, p)
 		}
 		return nil
