@@ -122,11 +122,8 @@ func readFile(j job, t *termer, storePath func(stream string) string) *fileRead 
 	if r.err != nil {
 		return r
 	}
-	r.head, r.headLen, r.headErr = headHash(j.path, headBytes)
-	if r.headErr == nil && r.headLen > r.s.End {
-		// hash only what was read: bytes past it may still change (a line being written)
-		r.head, r.headLen, r.headErr = headHash(j.path, r.s.End)
-	}
+	// hash only what was read: bytes past it may still change (a line being written)
+	r.head, r.headLen, r.headErr = headHash(j.path, min(headBytes, r.s.End))
 	r.recs = keep(r.s)
 	if len(r.recs) > 0 && (j.prev == nil || j.prev.Stream == "" || j.rewrite) && storePath != nil {
 		// the store a new file will most likely get, created here rather than on the
