@@ -55,8 +55,8 @@ func runDrain(n, entries, runs int) error {
 		_, err := r.Commit(context.Background(), "bench: enqueue", files)
 		return err
 	}
-	if out, err := command(env, ".", bin, "--home", home, "reindex").CombinedOutput(); err != nil {
-		return fmt.Errorf("reindex: %v: %s", err, out)
+	if err := reindex(env, bin, home); err != nil {
+		return err
 	}
 	// throughput: one drain over many entries
 	if err := fill(entries); err != nil {

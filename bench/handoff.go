@@ -28,17 +28,15 @@ func runHandoff(n, runs int) error {
 	if err := memory(env, bin, home, n, min(n, 1000), 20); err != nil {
 		return err
 	}
-	if out, err := command(env, ".", bin, "--home", home, "reindex").CombinedOutput(); err != nil {
-		return fmt.Errorf("reindex: %v: %s", err, out)
+	if err := reindex(env, bin, home); err != nil {
+		return err
 	}
 	remote := "https://" + fixtures.SynthProject(3) + ".git"
 	dirs := map[string]string{}
 	for _, b := range []string{"none", "here", "arrived", "other"} {
 		d := filepath.Join(tmp, "proj-"+b)
-		for _, args := range [][]string{{"init", "-q", "-b", "feat/" + b, d}, {"-C", d, "remote", "add", "origin", remote}} {
-			if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
-				return fmt.Errorf("git %v: %v: %s", args, err, out)
-			}
+		if err := gitProject(env, d, "feat/"+b, remote); err != nil {
+			return err
 		}
 		dirs[b] = d
 	}

@@ -171,10 +171,8 @@ func newHistoryRun(kind string, messages, perSession int) (*historyRun, error) {
 	}
 	for _, name := range []string{"api", "web", "infra", "data"} {
 		dir := filepath.Join(tmp, "src", name)
-		for _, args := range [][]string{{"init", "-q", dir}, {"-C", dir, "remote", "add", "origin", "https://github.com/bench/" + name + ".git"}} {
-			if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
-				return r, fmt.Errorf("git %v: %v: %s", args, err, out)
-			}
+		if err := gitProject(env, dir, "", "https://github.com/bench/"+name+".git"); err != nil {
+			return r, err
 		}
 		r.projects = append(r.projects, dir)
 	}

@@ -219,6 +219,29 @@ func memory(env []string, bin, home string, n, commits, projects int) error {
 	return fixtures.BuildRepo(context.Background(), home, n, commits, projects)
 }
 
+// reindex rebuilds the search index of the memory at home, as `reflect reindex` does.
+func reindex(env []string, bin, home string) error {
+	if out, err := command(env, ".", bin, "--home", home, "reindex").CombinedOutput(); err != nil {
+		return fmt.Errorf("reindex: %v: %s", err, out)
+	}
+	return nil
+}
+
+// gitProject makes an agent's repository at dir whose origin is remote, on branch when it
+// is not "" (git's default branch otherwise).
+func gitProject(env []string, dir, branch, remote string) error {
+	initArgs := []string{"init", "-q", dir}
+	if branch != "" {
+		initArgs = []string{"init", "-q", "-b", branch, dir}
+	}
+	for _, args := range [][]string{initArgs, {"-C", dir, "remote", "add", "origin", remote}} {
+		if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		}
+	}
+	return nil
+}
+
 func command(env []string, dir, name string, args ...string) *exec.Cmd {
 	c := exec.Command(name, args...)
 	c.Env, c.Dir = env, dir

@@ -27,13 +27,11 @@ func runMCP(n, calls, runs int) error {
 		return err
 	}
 	proj := filepath.Join(tmp, "proj")
-	for _, args := range [][]string{{"init", "-q", proj}, {"-C", proj, "remote", "add", "origin", "https://" + fixtures.SynthProject(3) + ".git"}} {
-		if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", args, err, out)
-		}
+	if err := gitProject(env, proj, "", "https://"+fixtures.SynthProject(3)+".git"); err != nil {
+		return err
 	}
-	if out, err := command(env, ".", bin, "--home", home, "reindex").CombinedOutput(); err != nil {
-		return fmt.Errorf("reindex: %v: %s", err, out)
+	if err := reindex(env, bin, home); err != nil {
+		return err
 	}
 	const query = "webhook|retry deadlock postgres"
 

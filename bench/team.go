@@ -29,8 +29,8 @@ func runTeam(n, runs int) error {
 		if err := memory(env, bin, home, n, 100, 20); err != nil {
 			return err
 		}
-		if out, err := command(env, ".", bin, "--home", home, "reindex").CombinedOutput(); err != nil {
-			return fmt.Errorf("reindex: %v: %s", err, out)
+		if err := reindex(env, bin, home); err != nil {
+			return err
 		}
 	}
 	for i, name := range []string{"acme", "web"} {
@@ -51,10 +51,8 @@ func runTeam(n, runs int) error {
 		return fmt.Errorf("search: %v: %s", err, out)
 	}
 	proj := filepath.Join(tmp, "proj")
-	for _, args := range [][]string{{"init", "-q", proj}, {"-C", proj, "remote", "add", "origin", "https://" + fixtures.SynthProject(3) + ".git"}} {
-		if out, err := command(env, ".", "git", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", args, err, out)
-		}
+	if err := gitProject(env, proj, "", "https://"+fixtures.SynthProject(3)+".git"); err != nil {
+		return err
 	}
 	prompt := "the webhook retry deadlock in the postgres migration again"
 	var one, three []float64

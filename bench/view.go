@@ -57,8 +57,8 @@ func runView(n, runs int) error {
 	if err := rememberRoot(home, proj.Dir); err != nil {
 		return err
 	}
-	if out, err := command(env, ".", bin, "--home", home, "reindex").CombinedOutput(); err != nil {
-		return fmt.Errorf("reindex: %v: %s", err, out)
+	if err := reindex(env, bin, home); err != nil {
+		return err
 	}
 	var list, listCPU []float64
 	for i := 0; i < runs+1; i++ {

@@ -7,6 +7,9 @@ import (
 
 // Which files under a host's folder are its transcripts.
 
+// jsonlFile: any *.jsonl file (Claude Code's projects, Codex's sessions, opencode's mirrors).
+func jsonlFile(path string) bool { return strings.HasSuffix(path, ".jsonl") }
+
 // geminiFile: Gemini CLI's sessions, ~/.gemini/tmp/<slug>/chats/session-*.jsonl (and
 // .json before v0.39), and its subagents' chats/<parent>/<id>.jsonl; not the checkpoints
 // and logs.json beside them.

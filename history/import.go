@@ -161,11 +161,11 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 	}
 	touched := map[string]bool{}
 	var runErr error
-	storeDir := ""
-	if len(jobs) > 0 && os.MkdirAll(filepath.Dir(a.storePath("x")), 0o755) == nil {
-		storeDir = filepath.Dir(a.storePath("x")) // (when it fails, appendStore reports it)
+	var storePath func(stream string) string
+	if len(jobs) > 0 && os.MkdirAll(a.storesDir(), 0o755) == nil {
+		storePath = a.storePath // (when it fails, appendStore reports it)
 	}
-	next, stop := readAhead(jobs, storeDir)
+	next, stop := readAhead(jobs, storePath)
 	defer stop()
 	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
@@ -226,12 +226,16 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			paths = append(paths, agents...)
 		}
 	} else {
-		for i, root := range []string{o.ClaudeDir, o.CodexDir, o.GeminiDir, o.CopilotDir, o.CursorDir, o.OpencodeMirrors} {
+		for _, f := range []struct {
+			root string
+			keep func(path string) bool
+		}{{o.ClaudeDir, jsonlFile}, {o.CodexDir, jsonlFile}, {o.GeminiDir, geminiFile}, {o.CopilotDir, copilotFile},
+			{o.CursorDir, cursorFile}, {o.OpencodeMirrors, jsonlFile}} {
+			root := f.root
 			if root == "" {
 				continue
 			}
-			keep := []func(string) bool{nil, nil, geminiFile, copilotFile, cursorFile, nil}[i]
-			found, err := walkTranscripts(root, keep)
+			found, err := walkTranscripts(root, f.keep)
 			if err != nil {
 				return nil, err
 			}
@@ -289,8 +293,7 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 	return jobs, nil
 }
 
-// walkTranscripts lists the *.jsonl files under root (none when root does not exist), or
-// with keep the files it keeps.
+// walkTranscripts lists the files under root that keep keeps (none when root does not exist).
 func walkTranscripts(root string, keep func(path string) bool) ([]string, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -307,7 +310,7 @@ func walkTranscripts(root string, keep func(path string) bool) ([]string, error)
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && (keep == nil && strings.HasSuffix(d.Name(), ".jsonl") || keep != nil && keep(p)) {
+		if d.Type().IsRegular() && keep(p) {
 			out = append(out, p)
 		}
 		return nil

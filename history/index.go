@@ -137,19 +137,18 @@ func (w *writer) building() bool { return w.b != nil }
 
 // index adds the document of r, a message of stream in project.
 func (w *writer) index(stream string, r *record, project string) error {
-	select {
-	case w.ops <- op{docID(stream, r.Seq, r.class()), w.t.fields(r, project)}:
-		return nil
-	case err := <-w.done:
-		w.done <- err
-		return fmt.Errorf("index: %w", err)
-	}
+	return w.send(op{docID(stream, r.Seq, r.class()), w.t.fields(r, project)})
 }
 
 // indexRead adds the document of r, whose body's terms a read-ahead goroutine made.
 func (w *writer) indexRead(stream string, r *record, body terms, project string) error {
+	return w.send(op{docID(stream, r.Seq, r.class()), w.t.join(r.Tool, body, project)})
+}
+
+// send hands o to the index goroutine, or returns the error that stopped it.
+func (w *writer) send(o op) error {
 	select {
-	case w.ops <- op{docID(stream, r.Seq, r.class()), w.t.join(r.Tool, body, project)}:
+	case w.ops <- o:
 		return nil
 	case err := <-w.done:
 		w.done <- err

@@ -2,7 +2,6 @@ package history
 
 import (
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 
@@ -48,8 +47,8 @@ const (
 
 // readAhead reads jobs in the background. next(i) waits for job i's read and must be
 // called in order; stop ends the goroutines (reads under way finish and are dropped).
-// storeDir, when set, is the folder of the stores (it exists).
-func readAhead(jobs []job, storeDir string) (next func(i int) *fileRead, stop func()) {
+// storePath, when set, names the store of a stream (its folder exists).
+func readAhead(jobs []job, storePath func(stream string) string) (next func(i int) *fileRead, stop func()) {
 	results := make([]chan *fileRead, len(jobs))
 	for i := range results {
 		results[i] = make(chan *fileRead, 1)
@@ -92,7 +91,7 @@ func readAhead(jobs []job, storeDir string) (next func(i int) *fileRead, stop fu
 					continue
 				default:
 				}
-				results[i] <- readFile(jobs[i], t, storeDir)
+				results[i] <- readFile(jobs[i], t, storePath)
 			}
 		}()
 	}
@@ -113,7 +112,7 @@ func readAhead(jobs []job, storeDir string) (next func(i int) *fileRead, stop fu
 
 // readFile reads one job's file from its offset: the messages, the hash of its head, the
 // records a store keeps and their terms.
-func readFile(j job, t *termer, storeDir string) *fileRead {
+func readFile(j job, t *termer, storePath func(stream string) string) *fileRead {
 	harness := transcript.Harness("")
 	if j.prev != nil && !j.rewrite {
 		harness = transcript.Harness(j.prev.Harness)
@@ -123,13 +122,10 @@ func readFile(j job, t *termer, storeDir string) *fileRead {
 	if r.err != nil {
 		return r
 	}
-	r.head, r.headLen, r.headErr = headHash(j.path, headBytes)
-	if r.headErr == nil && r.headLen > r.s.End {
-		// hash only what was read: bytes past it may still change (a line being written)
-		r.head, r.headLen, r.headErr = headHash(j.path, r.s.End)
-	}
+	// hash only what was read: bytes past it may still change (a line being written)
+	r.head, r.headLen, r.headErr = headHash(j.path, min(headBytes, r.s.End))
 	r.recs = keep(r.s)
-	if len(r.recs) > 0 && (j.prev == nil || j.prev.Stream == "" || j.rewrite) && storeDir != "" {
+	if len(r.recs) > 0 && (j.prev == nil || j.prev.Stream == "" || j.rewrite) && storePath != nil {
 		// the store a new file will most likely get, created here rather than on the
 		// goroutine that files the reads: creating a file costs 0.3–0.7 ms of CPU here, and
 		// the 2,000 stores of the corpus took 1.5 s of that goroutine (profile).
@@ -137,7 +133,7 @@ func readFile(j job, t *termer, storeDir string) *fileRead {
 		// store back to the size it records (0 for a new stream) before it appends; a name
 		// the filing does not take (another file has it) is thereby never changed here.
 		_, _, _, name := streamName(r.s, j.path)
-		if f, err := os.OpenFile(filepath.Join(storeDir, name+".jsonl"), os.O_RDONLY|os.O_CREATE, 0o644); err == nil {
+		if f, err := os.OpenFile(storePath(name), os.O_RDONLY|os.O_CREATE, 0o644); err == nil {
 			f.Close()
 		}
 	}

@@ -31,8 +31,9 @@ func At(stateDir string) *Archive {
 func (a *Archive) statePath() string   { return filepath.Join(a.dir, "state.json") }
 func (a *Archive) catalogPath() string { return filepath.Join(a.dir, "catalog.gob") }
 func (a *Archive) indexDir() string    { return filepath.Join(a.dir, "index") }
+func (a *Archive) storesDir() string   { return filepath.Join(a.dir, "sessions") }
 func (a *Archive) storePath(stream string) string {
-	return filepath.Join(a.dir, "sessions", stream+".jsonl")
+	return filepath.Join(a.storesDir(), stream+".jsonl")
 }
 
 // Errors a command maps to a message and an exit code.

@@ -223,15 +223,17 @@ func (d *demoTour) step(title string) {
 func (d *demoTour) run(l *demoLaptop, args ...string) error {
 	d.a.printf("%s$ reflect %s\n", l.name, shellJoin(args))
 	// one stream for the tour: what a command says on stderr reads in order with its output
-	sub := &app{stdin: d.a.stdin, stdout: d.a.stdout, stderr: d.a.stdout, noBackground: true}
-	root := sub.rootCmd()
-	root.SetArgs(append([]string{"--home", l.home}, args...))
-	return root.ExecuteContext(d.ctx)
+	return d.exec(l, d.a.stdin, d.a.stdout, args)
 }
 
 // quiet runs reflect on laptop l as a hook would start it detached: nothing printed.
 func (d *demoTour) quiet(l *demoLaptop, args ...string) error {
-	sub := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, noBackground: true}
+	return d.exec(l, strings.NewReader(""), io.Discard, args)
+}
+
+// exec runs `reflect --home <l's memory> ARGS` in this process, stdout and stderr to out.
+func (d *demoTour) exec(l *demoLaptop, in io.Reader, out io.Writer, args []string) error {
+	sub := &app{stdin: in, stdout: out, stderr: out, noBackground: true}
 	root := sub.rootCmd()
 	root.SetArgs(append([]string{"--home", l.home}, args...))
 	return root.ExecuteContext(d.ctx)
