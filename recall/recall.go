@@ -339,6 +339,7 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 		return ""
 	}
 	best := 0.0
+	whys := make([]string, len(res.Candidates)) // why each that qualifies does
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
 		c.Kept, c.Rule, c.Why = false, "", ""
@@ -346,10 +347,13 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 			c.Rule, c.Why = "held", why
 			continue
 		}
-		if rule, why, ok := g.qualify(c, cfg); !ok {
-			c.Rule, c.Why = rule, why
+		rule, why, ok := g.qualify(c, cfg)
+		c.Rule = rule
+		if !ok {
+			c.Why = why
 			continue
 		}
+		whys[i] = why
 		best = max(best, c.Final)
 	}
 	for i := range res.Candidates {
@@ -357,7 +361,7 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 		if c.Why != "" {
 			continue
 		}
-		rule, why, _ := g.qualify(c, cfg)
+		rule, why := c.Rule, whys[i]
 		switch {
 		case c.Final < g.RelativeFloor*best:
 			c.Rule, c.Why = "floor", fmt.Sprintf("scores %.2f, under %.0f%% of the best that qualifies (%.2f)", c.Final, 100*g.RelativeFloor, best)
