@@ -164,12 +164,16 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	}
 	cands := assessAll(found, res.Topics, cfg)
 	seen := readSeen(repo, req)
-	// where a learning came from, and what holds it back for that, is asked only of those
-	// that qualify on their match (each costs a read of the provenance records and a search)
+	// where a learning came from, what holds it back for that, and whether its anchors still
+	// hold are asked only of those that qualify on their match, the only ones that can be
+	// injected (each costs a read of the provenance records and a search; a recall weighs up
+	// to 48 candidates)
 	var qualified []Candidate
+	fresh := map[string]bool{}
 	for i := range cands {
 		if _, _, ok := DefaultGates().qualify(&cands[i], cfg); ok && !seen[cands[i].ID] {
 			qualified = append(qualified, cands[i])
+			fresh[cands[i].ID] = true
 		}
 	}
 	from := origins(repo, qualified)
@@ -177,12 +181,6 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 		cands[i].From = from[cands[i].ID]
 	}
 	res.Candidates = rank(cands, ws.Project, req.Now, cfg)
-	// only a learning that qualified on its match can be injected: its anchors are the ones
-	// worth comparing with the project (a recall weighs up to 48 candidates)
-	fresh := make(map[string]bool, len(qualified))
-	for _, c := range qualified {
-		fresh[c.ID] = true
-	}
 	checkFreshness(ctx, repo, ws, res.Candidates, fresh)
 	teamHeld := teams.merge(res)
 	others, held := gateOthers(repo, cfg.FromOthers), map[string]string{}
