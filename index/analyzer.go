@@ -265,27 +265,22 @@ func containsApostrophe(b []byte) bool {
 
 // Term is one word of a text as the index holds it.
 type Term struct {
-	Text string
-	// Whole: an identifier kept whole; Part: a word cut from one.
-	Whole, Part bool
-	Start, End  int // its bytes in the text
+	Text       string
+	Whole      bool // an identifier kept whole
+	Start, End int  // its bytes in the text
 }
 
 // AnalyzeTerms returns the words of text as the index holds them, in order, repeats
-// included, each marked whole or part.
+// included, each marked whether it is an identifier kept whole (its parts follow it, within
+// its bytes).
 func AnalyzeTerms(text string) []Term {
 	ts, err := analysisMapping.(*mapping.IndexMappingImpl).AnalyzeText(analyzerName, []byte(text))
 	if err != nil {
 		return nil
 	}
 	out := make([]Term, 0, len(ts))
-	wholeEnd := -1
 	for _, t := range ts {
-		whole := t.Type == wholeType
-		out = append(out, Term{Text: string(t.Term), Whole: whole, Part: !whole && t.Start < wholeEnd, Start: t.Start, End: t.End})
-		if whole {
-			wholeEnd = max(wholeEnd, t.End)
-		}
+		out = append(out, Term{Text: string(t.Term), Whole: t.Type == wholeType, Start: t.Start, End: t.End})
 	}
 	return out
 }

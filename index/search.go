@@ -472,7 +472,10 @@ func idf(n, df uint64) float64 {
 func (q Query) words() map[string]bool {
 	out := map[string]bool{}
 	if len(q.Terms) > 0 {
-		for _, t := range append(q.Terms, q.Also...) {
+		for _, t := range q.Terms {
+			out[t] = true
+		}
+		for _, t := range q.Also {
 			out[t] = true
 		}
 		return out

@@ -164,12 +164,16 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	}
 	cands := assessAll(found, res.Topics, cfg)
 	seen := readSeen(repo, req)
-	// where a learning came from, and what holds it back for that, is asked only of those
-	// that qualify on their match (each costs a read of the provenance records and a search)
+	// where a learning came from, what holds it back for that, and whether its anchors still
+	// hold are asked only of those that qualify on their match, the only ones that can be
+	// injected (each costs a read of the provenance records and a search; a recall weighs up
+	// to 48 candidates)
 	var qualified []Candidate
+	fresh := map[string]bool{}
 	for i := range cands {
 		if _, _, ok := DefaultGates().qualify(&cands[i], cfg); ok && !seen[cands[i].ID] {
 			qualified = append(qualified, cands[i])
+			fresh[cands[i].ID] = true
 		}
 	}
 	from := origins(repo, qualified)
@@ -177,12 +181,6 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 		cands[i].From = from[cands[i].ID]
 	}
 	res.Candidates = rank(cands, ws.Project, req.Now, cfg)
-	// only a learning that qualified on its match can be injected: its anchors are the ones
-	// worth comparing with the project (a recall weighs up to 48 candidates)
-	fresh := make(map[string]bool, len(qualified))
-	for _, c := range qualified {
-		fresh[c.ID] = true
-	}
 	checkFreshness(ctx, repo, ws, res.Candidates, fresh)
 	teamHeld := teams.merge(res)
 	others, held := gateOthers(repo, cfg.FromOthers), map[string]string{}
@@ -339,6 +337,7 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 		return ""
 	}
 	best := 0.0
+	whys := make([]string, len(res.Candidates)) // why each that qualifies does
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
 		c.Kept, c.Rule, c.Why = false, "", ""
@@ -346,10 +345,13 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 			c.Rule, c.Why = "held", why
 			continue
 		}
-		if rule, why, ok := g.qualify(c, cfg); !ok {
-			c.Rule, c.Why = rule, why
+		rule, why, ok := g.qualify(c, cfg)
+		c.Rule = rule
+		if !ok {
+			c.Why = why
 			continue
 		}
+		whys[i] = why
 		best = max(best, c.Final)
 	}
 	for i := range res.Candidates {
@@ -357,7 +359,7 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 		if c.Why != "" {
 			continue
 		}
-		rule, why, _ := g.qualify(c, cfg)
+		rule, why := c.Rule, whys[i]
 		switch {
 		case c.Final < g.RelativeFloor*best:
 			c.Rule, c.Why = "floor", fmt.Sprintf("scores %.2f, under %.0f%% of the best that qualifies (%.2f)", c.Final, 100*g.RelativeFloor, best)

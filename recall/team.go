@@ -167,27 +167,28 @@ func searchTeam(ctx context.Context, repo *gitstore.Repo, name string, req Reque
 	if len(cands) == 0 {
 		return nil, nil, superseded
 	}
-	from := map[string]From{}
 	held := map[string]string{}
 	reviews := team.NewReader(tr)
-	for _, h := range cands {
+	for i := range cands {
+		h := &cands[i]
 		rv, ok := reviews.Of(h.ID)
 		tf := &TeamFrom{Name: name}
 		if ok {
 			tf.Author, tf.By, tf.PR, tf.Branch, tf.Reviewed = rv.Author, rv.By, rv.PR, rv.Branch, rv.Reviewed
 		}
-		from[h.ID] = From{Sync: true, Author: tf.Author, Reviewed: tf.By, Team: tf}
+		h.From = From{Sync: true, Author: tf.Author, Reviewed: tf.By, Team: tf}
 		switch {
 		case !tf.Reviewed:
 			held[h.ID] = "team " + name + ": not reviewed (its promotion is not merged into the team's main; reflect team pending lists it)"
 		default:
+			// a search each: asked, as of the personal memory's, only of those that qualify
+			if _, _, q := DefaultGates().qualify(h, cfg); !q {
+				break
+			}
 			if n, err := ix.Claimed(ctx, h.ID); err == nil && n > 1 {
 				held[h.ID] = fmt.Sprintf("team %s: %d files claim this id", name, n)
 			}
 		}
-	}
-	for i := range cands {
-		cands[i].From = from[cands[i].ID]
 	}
 	return rank(cands, project, req.Now, cfg), held, superseded
 }

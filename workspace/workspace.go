@@ -277,7 +277,7 @@ func (w *Workspace) subjects(n int) []string {
 		subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
 		if subject != "" && !strings.HasPrefix(subject, "Merge ") {
 			out = append(out, subject)
-			if len(c.ParentHashes) > 0 && len(w.Files) < maxFiles && ctx.Err() == nil {
+			if len(w.Files) < maxFiles && ctx.Err() == nil {
 				for _, f := range touched(ctx, repo, c) {
 					if !seen[f] && len(w.Files) < maxFiles {
 						seen[f] = true
