@@ -35,7 +35,7 @@ func (f filters) url(page int) template.URL {
 	if page > 1 {
 		kv = append(kv, "page", strconv.Itoa(page))
 	}
-	return funcs["query"].(func(...string) template.URL)(kv...)
+	return query(kv...)
 }
 
 type facet struct {
