@@ -93,7 +93,7 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
 		}
 		title := strings.TrimSpace(r.PostFormValue("title"))
 		body := strings.ReplaceAll(r.PostFormValue("body"), "\r\n", "\n")
-		tags, entities := splitList(r.PostFormValue("tags")), splitList(r.PostFormValue("entities"))
+		tags, entities := splitList(r.PostFormValue("tags"), ","), splitList(r.PostFormValue("entities"), ",")
 		_, err = s.change(r.Context(), repo, []string{old.ID, keep.ID}, map[string]plumbing.Hash{old.ID: ob, keep.ID: kb},
 			func(ls []*learnings.Learning) (string, error) {
 				o, k := ls[0], ls[1]
