@@ -135,7 +135,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status := http.StatusOK
-	if d.Note != "" && strings.HasPrefix(d.Note, "search: ") {
+	if strings.HasPrefix(d.Note, "search: ") {
 		status = http.StatusBadRequest
 	}
 	s.render(w, r, status, "list", page{Title: "Learnings", Nav: "list", Data: d})
