@@ -295,7 +295,7 @@ func LoadAll(r *gitstore.Repo) (all []*Learning, bad []error, err error) {
 
 // Create redacts l, validates it and commits it as a new file with message, redacted too.
 func Create(ctx context.Context, r *gitstore.Repo, l *Learning, message string) (plumbing.Hash, error) {
-	l.redact()
+	l.Redact()
 	message = redact.String(message)
 	if err := l.Validate(); err != nil {
 		return plumbing.ZeroHash, err
@@ -371,7 +371,7 @@ func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	l.redact()
+	l.Redact()
 	if l.ID != old.ID {
 		return plumbing.ZeroHash, nil, &FieldError{Path: old.RelPath(), Field: "id",
 			Msg: fmt.Sprintf("the id of a learning never changes (was %s, now %s)", old.ID, l.ID)}
@@ -400,11 +400,11 @@ func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited
 	return commit, l, err
 }
 
-// redact replaces the secrets in what a person or an agent wrote into a learning: the title
+// Redact replaces the secrets in what a person or an agent wrote into a learning: the title
 // (which the commit subject repeats), the body, tags, entities and triggers. The hooks redact
-// what they capture, but `reflect add`, an edit and whatever else commits a learning come
-// through here, and a secret in a commit is pushed with it.
-func (l *Learning) redact() {
+// what they capture, but `reflect add`, an edit, the viewer's merge and whatever else commits a
+// learning come through here, and a secret in a commit is pushed with it.
+func (l *Learning) Redact() {
 	l.Title, l.Body = redact.String(l.Title), redact.String(l.Body)
 	for _, list := range [][]string{l.Tags, l.Entities, l.Triggers} {
 		for i := range list {

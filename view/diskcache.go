@@ -19,18 +19,33 @@ import (
 // decodes 10,000 learnings instead of parsing them (yaml): see bench -view.
 const diskCacheFile = "view/learnings.gob"
 
-// learningShape names the Learning type's exported fields and their types: a cache written
-// for another shape is not read (gob would leave a new field empty).
+// learningShape names the Learning type's exported fields and their types, and those of the
+// package's structs it holds (Source): a cache written for another shape is not read (gob
+// would leave a new field empty).
 var learningShape = func() string {
-	t := reflect.TypeOf(learnings.Learning{})
 	var b bytes.Buffer
-	for i := 0; i < t.NumField(); i++ {
-		if f := t.Field(i); f.IsExported() {
-			fmt.Fprintf(&b, "%s %s;", f.Name, f.Type)
-		}
-	}
+	shape(&b, reflect.TypeOf(learnings.Learning{}))
 	return b.String()
 }()
+
+func shape(b *bytes.Buffer, t reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		fmt.Fprintf(b, "%s %s;", f.Name, f.Type)
+		ft := f.Type
+		for ft.Kind() == reflect.Slice || ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Array {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct && ft.PkgPath() == t.PkgPath() {
+			b.WriteString("{")
+			shape(b, ft)
+			b.WriteString("}")
+		}
+	}
+}
 
 type diskCache struct {
 	Shape string

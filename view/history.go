@@ -61,7 +61,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 				d.Note = "Session " + id + " is not in this machine's history (it ran on another machine, or was never imported)."
 			}
 			for _, l := range s.cache.all {
-				if l.Source.Session == id && id != "" {
+				if l.Source.Session == id {
 					d.Learned = append(d.Learned, s.linkTo(l.ID))
 				}
 			}

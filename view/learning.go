@@ -269,19 +269,11 @@ type editForm struct {
 	Kinds, Confidences                                                         []string
 }
 
-func splitList(s string) []string {
+// splitList is the distinct non-blank items of s between sep, trimmed (a "\r" of a
+// browser's line ends too).
+func splitList(s, sep string) []string {
 	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func splitLines(s string) []string {
-	var out []string
-	for _, f := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+	for _, f := range strings.Split(s, sep) {
 		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
@@ -335,9 +327,9 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 		}
 		l.Title, l.Project = strings.TrimSpace(f.Title), strings.TrimSpace(f.Project)
 		l.Kind, l.Confidence = learnings.Kind(f.Kind), learnings.Confidence(f.Confidence)
-		l.Tags, l.Entities = splitList(f.Tags), splitList(f.Entities)
+		l.Tags, l.Entities = splitList(f.Tags, ","), splitList(f.Entities, ",")
 		if r.PostForm.Has("triggers") { // one a line: a trigger may hold a comma
-			l.Triggers = splitLines(f.Triggers)
+			l.Triggers = splitList(f.Triggers, "\n")
 		}
 		l.Body = strings.ReplaceAll(f.Body, "\r\n", "\n")
 		if err := l.Validate(); err != nil {

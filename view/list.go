@@ -35,7 +35,7 @@ func (f filters) url(page int) template.URL {
 	if page > 1 {
 		kv = append(kv, "page", strconv.Itoa(page))
 	}
-	return funcs["query"].(func(...string) template.URL)(kv...)
+	return query(kv...)
 }
 
 type facet struct {
@@ -135,7 +135,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status := http.StatusOK
-	if d.Note != "" && strings.HasPrefix(d.Note, "search: ") {
+	if strings.HasPrefix(d.Note, "search: ") {
 		status = http.StatusBadRequest
 	}
 	s.render(w, r, status, "list", page{Title: "Learnings", Nav: "list", Data: d})

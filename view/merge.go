@@ -11,7 +11,6 @@ import (
 
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
-	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
 // mergeData is the merge page: Old is superseded by Keep, which takes the combined text.
@@ -94,21 +93,15 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
 		}
 		title := strings.TrimSpace(r.PostFormValue("title"))
 		body := strings.ReplaceAll(r.PostFormValue("body"), "\r\n", "\n")
-		tags, entities := splitList(r.PostFormValue("tags")), splitList(r.PostFormValue("entities"))
+		tags, entities := splitList(r.PostFormValue("tags"), ","), splitList(r.PostFormValue("entities"), ",")
 		_, err = s.change(r.Context(), repo, []string{old.ID, keep.ID}, map[string]plumbing.Hash{old.ID: ob, keep.ID: kb},
 			func(ls []*learnings.Learning) (string, error) {
 				o, k := ls[0], ls[1]
-				// what a person typed is redacted as learnings.SaveEdit redacts an edit
-				k.Title, k.Body = redact.String(title), redact.String(body)
-				for i := range tags {
-					tags[i] = redact.String(tags[i])
-				}
-				for i := range entities {
-					entities[i] = redact.String(entities[i])
-				}
-				k.Tags, k.Entities = tags, entities
+				k.Title, k.Body, k.Tags, k.Entities = title, body, tags, entities
 				// the words either was asked for by, and the times either was learned
 				k.Triggers = union(k.Triggers, o.Triggers)
+				// what a person typed is redacted as learnings.SaveEdit redacts an edit
+				k.Redact()
 				k.Seen += o.Seen
 				if _, err := learnings.Supersede(o, k, s.o.Now()); err != nil {
 					return "", err

@@ -52,18 +52,21 @@ var funcs = template.FuncMap{
 	"split":      strings.Fields,
 	"short":      func(s string) string { return s[:min(len(s), 8)] },
 	"pathEscape": url.PathEscape,
-	"query": func(kv ...string) template.URL { // a ?k=v&… of the non-empty pairs, escaped
-		q := url.Values{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i+1] != "" {
-				q.Set(kv[i], kv[i+1])
-			}
+	"query":      query,
+}
+
+// query is a ?k=v&… of the non-empty pairs, escaped.
+func query(kv ...string) template.URL {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			q.Set(kv[i], kv[i+1])
 		}
-		if len(q) == 0 {
-			return ""
-		}
-		return template.URL("?" + q.Encode())
-	},
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return template.URL("?" + q.Encode())
 }
 
 // page is what every template gets: the layout's fields and the page's own data.
