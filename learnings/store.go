@@ -315,7 +315,8 @@ func Create(ctx context.Context, r *gitstore.Repo, l *Learning, message string) 
 
 // Change reads the learnings ids under the repository lock, lets fn change them and commits
 // the ones it changed in one commit with the message fn returns. An empty message means
-// fn decided there was nothing to do: nothing is committed.
+// fn decided there was nothing to do: nothing is committed. The message is redacted, as
+// Create's is.
 func Change(ctx context.Context, r *gitstore.Repo, ids []string, fn func([]*Learning) (string, error)) ([]*Learning, plumbing.Hash, error) {
 	var ls []*Learning
 	commit, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
@@ -357,7 +358,7 @@ func Change(ctx context.Context, r *gitstore.Repo, ids []string, fn func([]*Lear
 				tx.Write(l.RelPath(), data)
 			}
 		}
-		return msg, nil
+		return redact.String(msg), nil // a reason typed for an archive reaches git here too
 	})
 	return ls, commit, err
 }

@@ -65,3 +65,32 @@ func TestCommitsAreRedacted(t *testing.T) {
 	}
 	check("edit")
 }
+
+// TestChangeRedactsItsMessage: a reason typed for an archive (reflect archive --reason, the
+// viewer, reflect stale --review) is part of the commit message Change writes: a secret in it
+// is redacted there, as Create's message is.
+func TestChangeRedactsItsMessage(t *testing.T) {
+	const twilio = "SK2b92bcd013e7b2fad6e57dd6d987df49"
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := New("Rotate the Twilio key", Global, time.Now())
+	if _, err := Create(ctx, r, l, "learn"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Change(ctx, r, []string{l.ID}, func(ls []*Learning) (string, error) {
+		ls[0].Archive(time.Now())
+		return ArchiveMessage(ls[0], "the old key "+twilio+" was revoked"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := exec.Command("git", "-C", r.Root(), "log", "-1", "--format=%B").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(msg), twilio) || !strings.Contains(string(msg), "[REDACTED:") {
+		t.Errorf("the archive reason reached git as typed:\n%s", msg)
+	}
+}

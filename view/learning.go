@@ -23,7 +23,6 @@ import (
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
-	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
 // historyLimit bounds the commits a learning's page reads back for its history; older
@@ -454,7 +453,7 @@ func (s *Server) archive(w http.ResponseWriter, r *http.Request) {
 		if !ls[0].Archive(s.o.Now()) {
 			return false, "", nil
 		}
-		return true, redact.String(learnings.ArchiveMessage(ls[0], reason)), nil
+		return true, learnings.ArchiveMessage(ls[0], reason), nil
 	})
 	s.after(w, r, id, err, changed, "archived")
 }
