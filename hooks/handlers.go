@@ -161,8 +161,6 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 	}
 	if res.Committed {
 		e.recordHandoff()
-	}
-	if res.Committed {
 		e.report.Queued = res.Entry.ID
 	} else {
 		e.report.Skipped = res.Skipped
