@@ -134,10 +134,10 @@ func Build(msgs []transcript.Message, m Meta, prev *Handoff) *Handoff {
 		}
 	}
 	if task != "" {
-		h.Task = clip(p.text(task), maxTask)
+		h.Task = clip(task, maxTask)
 	}
 	if direction != "" {
-		h.Direction = clip(p.text(direction), maxTask)
+		h.Direction = clip(direction, maxTask)
 	}
 	if todo != nil {
 		if todos, ok := todoState(todo.ToolName, todo.ToolInput, &tasks); ok {
@@ -154,16 +154,16 @@ func Build(msgs []transcript.Message, m Meta, prev *Handoff) *Handoff {
 		fails = fails[len(fails)-maxFailed:]
 	}
 	for _, f := range fails {
-		h.Unresolved = append(h.Unresolved, f.failure(p))
+		h.Unresolved = append(h.Unresolved, f.failure())
 	}
 	for _, f := range failed {
-		h.Failed = append(h.Failed, f.failure(p))
+		h.Failed = append(h.Failed, f.failure())
 	}
 	if lastText != "" {
-		h.Concluded = clip(p.text(lastText), maxConcluded)
+		h.Concluded = clip(lastText, maxConcluded)
 		if !answered {
 			if q := question(lastText); q != "" {
-				h.Questions = []string{clip(p.text(q), maxQuestion)}
+				h.Questions = []string{clip(q, maxQuestion)}
 			}
 		}
 	}
@@ -171,7 +171,7 @@ func Build(msgs []transcript.Message, m Meta, prev *Handoff) *Handoff {
 		h.Todos = h.Todos[len(h.Todos)-maxTodos:]
 	}
 	for i := range h.Todos {
-		h.Todos[i].Text = clip(p.text(h.Todos[i].Text), maxTodo)
+		h.Todos[i].Text = clip(h.Todos[i].Text, maxTodo)
 	}
 	if len(h.Files) > maxFiles {
 		h.Files = h.Files[len(h.Files)-maxFiles:]
@@ -195,9 +195,9 @@ type rawFailure struct {
 	exit                *int
 }
 
-func (f rawFailure) failure(p pathWriter) Failure {
-	return Failure{Tool: redact.String(f.tool), Command: clip(p.text(oneLine(f.input)), maxCommand),
-		ExitCode: f.exit, Error: clip(p.text(firstLines(toolError(f.output), 3)), maxError)}
+func (f rawFailure) failure() Failure {
+	return Failure{Tool: redact.String(f.tool), Command: clip(oneLine(f.input), maxCommand),
+		ExitCode: f.exit, Error: clip(firstLines(toolError(f.output), 3), maxError)}
 }
 
 // resolveRaw drops the raw failures the call (which worked) fixes.
@@ -229,9 +229,6 @@ func (p pathWriter) path(s string) string {
 	}
 	return clip(s, maxPath)
 }
-
-// text is s redacted (secrets, the home directory, the login name).
-func (p pathWriter) text(s string) string { return redact.String(s) }
 
 func addFile(files []string, f string) []string {
 	if f == "" {

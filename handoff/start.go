@@ -49,8 +49,13 @@ func Pick(r *gitstore.Repo, s Start) (*Found, string, error) {
 			}
 		}
 	}
+	// the branches' handoffs are files of one directory: it is walked once
+	files, err := r.Walk(Dir + "/" + s.Project)
+	if err != nil {
+		return nil, "", err
+	}
 	for _, b := range branches {
-		h, blob, err := Read(r, s.Project, b)
+		h, blob, err := readIn(r, files, Path(s.Project, b))
 		if err != nil {
 			return nil, "", err
 		}

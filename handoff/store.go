@@ -64,13 +64,18 @@ func Read(r *gitstore.Repo, project, branch string) (*Handoff, plumbing.Hash, er
 }
 
 func read(r *gitstore.Repo, path string) (*Handoff, plumbing.Hash, error) {
-	dir, name := path[:strings.LastIndexByte(path, '/')], path[strings.LastIndexByte(path, '/')+1:]
-	files, err := r.Walk(dir)
+	files, err := r.Walk(path[:strings.LastIndexByte(path, '/')])
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
+	return readIn(r, files, path)
+}
+
+// readIn reads the handoff at path among files, a Walk of its directory; nil when it is not
+// there.
+func readIn(r *gitstore.Repo, files []gitstore.File, path string) (*Handoff, plumbing.Hash, error) {
 	for _, f := range files {
-		if f.Path != dir+"/"+name {
+		if f.Path != path {
 			continue
 		}
 		if n, err := r.BlobSize(f.ID); err != nil {

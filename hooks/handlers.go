@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/reflect-memory/reflect/correction"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/recall"
+	"github.com/reflect-memory/reflect/transcript"
 	"github.com/reflect-memory/reflect/transcript/redact"
 	"github.com/reflect-memory/reflect/workspace"
 )
@@ -154,15 +156,13 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 		LastMessage: e.LastAssistantMessage, Trigger: trigger, Project: e.project(),
 		Branch: ws.Branch, Commit: ws.Head, Machine: host, Now: e.now,
 		DigestBytes: e.cfg.Queue.DigestMaxBytes, GrowthBytes: int64(e.cfg.Queue.StopGrowthBytes),
-		Also: e.stageHandoff,
+		Also: func(tx *gitstore.Tx, msgs []transcript.Message) { e.stageHandoff(tx, msgs, host) },
 	})
 	if err != nil {
 		return err
 	}
 	if res.Committed {
 		e.recordHandoff()
-	}
-	if res.Committed {
 		e.report.Queued = res.Entry.ID
 	} else {
 		e.report.Skipped = res.Skipped

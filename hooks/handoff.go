@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"os"
 	"strings"
 
 	"github.com/reflect-memory/reflect/config"
@@ -16,13 +15,12 @@ import (
 // stageHandoff is the capture's Also: the session's handoff, staged in the capture's own
 // commit from the messages the capture read. A handoff that cannot be made is logged; the
 // capture goes on without it.
-func (e *event) stageHandoff(tx *gitstore.Tx, msgs []transcript.Message) {
+func (e *event) stageHandoff(tx *gitstore.Tx, msgs []transcript.Message, host string) {
 	e.handoff = handoff.Written{}
 	if !e.cfg.Handoff.Enabled {
 		return
 	}
 	ws := e.workspace()
-	host, _ := os.Hostname()
 	w, err := handoff.Stage(tx, msgs, handoff.Meta{Harness: e.harness, Session: e.SessionID, Machine: host,
 		Project: e.project(), Branch: ws.Branch, Commit: ws.Head, CWD: e.CWD, Now: e.now})
 	if err != nil {

@@ -22,10 +22,10 @@ import (
 	"github.com/reflect-memory/reflect/workspace"
 )
 
-// benchMemory is a memory of n learnings with a fresh index, and a project directory on
-// branch main whose remote is one of the memory's projects.
-func benchMemory(b *testing.B, n int) (dir, proj string) {
-	home := b.TempDir()
+// benchRepo is a memory of n learnings with a fresh index at home/mem, home being a new
+// $HOME.
+func benchRepo(b *testing.B, n int) (home, dir string) {
+	home = b.TempDir()
 	b.Setenv("HOME", home)
 	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	ctx := context.Background()
@@ -40,6 +40,13 @@ func benchMemory(b *testing.B, n int) (dir, proj string) {
 	if _, err := index.Rebuild(ctx, r, index.Options{}); err != nil {
 		b.Fatal(err)
 	}
+	return home, dir
+}
+
+// benchMemory is a memory of n learnings with a fresh index, and a project directory on
+// branch main whose remote is one of the memory's projects.
+func benchMemory(b *testing.B, n int) (dir, proj string) {
+	home, dir := benchRepo(b, n)
 	proj = filepath.Join(home, "proj")
 	for _, args := range [][]string{{"init", "-q", "-b", "main", proj}, {"-C", proj, "remote", "add", "origin", "https://" + fixtures.SynthProject(3) + ".git"}} {
 		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/reflect-memory/reflect/fixtures"
-	"github.com/reflect-memory/reflect/gitstore"
-	"github.com/reflect-memory/reflect/index"
 )
 
 // BenchmarkRecallHook is the work of a UserPromptSubmit hook in process (no start-up), at
@@ -51,21 +49,7 @@ func benchHook(b *testing.B, dir string, payload map[string]any) {
 // agent's project (synthetic project 3); with history, an import of 400 files and five
 // commits on a branch touching three each.
 func recallBenchMemory(b *testing.B, history bool) (dir, proj string) {
-	home := b.TempDir()
-	b.Setenv("HOME", home)
-	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	ctx := context.Background()
-	dir = filepath.Join(home, "mem")
-	if _, _, err := gitstore.Init(ctx, dir, gitstore.InitOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	if err := fixtures.BuildRepo(ctx, dir, 10000, 100, 20); err != nil {
-		b.Fatal(err)
-	}
-	r, _ := gitstore.Open(dir)
-	if _, err := index.Rebuild(ctx, r, index.Options{}); err != nil {
-		b.Fatal(err)
-	}
+	home, dir := benchRepo(b, 10000)
 	proj = filepath.Join(home, "proj")
 	git := func(args ...string) {
 		b.Helper()

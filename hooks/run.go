@@ -266,9 +266,10 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	}
 	switch e.Event {
 	case "SessionStart":
-		block := e.handoffBlock() // where the last session left off, before what it taught
 		out, err := e.recall(ctx, "")
-		out = e.withHandoff(out, block)
+		// where the last session left off, put before what it taught; read after recall,
+		// which reads the workspace while the index opens (handoffBlock reuses it)
+		out = e.withHandoff(out, e.handoffBlock())
 		if e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "" {
 			e.background("sync", "--quiet", "--remote", e.cfg.Sync.Remote) // what other laptops learned
 		}

@@ -191,7 +191,7 @@ func (l *lane) add(m transcript.Message) {
 		l.hook(m)
 	case m.Role == transcript.RoleUser && m.Kind == transcript.KindText:
 		text := strings.TrimSpace(m.Text)
-		if text == "" || isHostNoise(text) {
+		if text == "" || HostNoise(text) {
 			return
 		}
 		l.flush()
@@ -368,9 +368,10 @@ func toolError(s string) string {
 	return s
 }
 
-// isHostNoise recognises user-role records that are the host talking, not the person:
-// slash-command wrappers, caveats and interrupted-request markers.
-func isHostNoise(s string) bool {
+// HostNoise recognises user-role records that are the host talking, not the person:
+// slash-command wrappers, caveats, interrupted-request markers, injected context. The
+// handoff reads prompts by the same rule as the digest.
+func HostNoise(s string) bool {
 	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>",
 		"Caveat: The messages below", "[Request interrupted", "<system-reminder>", "<environment_context>",
 		"<user_instructions>", "# AGENTS.md instructions"} {
