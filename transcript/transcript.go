@@ -433,12 +433,7 @@ func (s *Session) stamp(ts string) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	if s.Started.IsZero() || t.Before(s.Started) {
-		s.Started = t
-	}
-	if t.After(s.Updated) {
-		s.Updated = t
-	}
+	s.stampTime(t)
 	return t
 }
 
