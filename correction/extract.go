@@ -6,18 +6,22 @@ package correction
 // after "don't use"/"stop using"/"you don't need", else the verb phrase after
 // "don't"/"never"/"stop"/"no need to" ("run the migrations against prod").
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
+)
 
 var (
 	// Tried where their first word starts (see eachWord).
-	reChoose  = newLazyRe(`^(?:use|using|prefer|go with|go for|switch to|switch back to|stick with|stick to|try|pick|choose)\s+`)
-	reNegVerb = newLazyRe(`^(?:don'?t|do not|never|stop|quit|no more|no need to|no need for|avoid|you (?:don'?t|do not) need(?: to)?)\s+(?:ever\s+|even\s+)?`)
+	reChoose  = lazyregexp.New(`^(?:use|using|prefer|go with|go for|switch to|switch back to|stick with|stick to|try|pick|choose)\s+`)
+	reNegVerb = lazyregexp.New(`^(?:don'?t|do not|never|stop|quit|no more|no need to|no need for|avoid|you (?:don'?t|do not) need(?: to)?)\s+(?:ever\s+|even\s+)?`)
 
-	reCommaNot = newLazyRe(`,\s*not\s+`)
-	reLeadNot  = newLazyRe(`^(?:(?:nope|nah|no+)\W*\s*)?not\s+`)
-	reAfterAlt = newLazyRe(`^\s*[,;-]?\s*(?:but\s+|use\s+|rather\s+|it'?s\s+|instead\s+)?`)
-	reLinkWord = newLazyRe(`\b(?:in|into|inside|to|from|at|on|under|with|is|are|be|use|using|call|run)\s+`)
-	reClauseX  = newLazyRe(`^(?:(?:nope|nah|no+)\W*\s*)?(?:it'?s|it is|it should be|should be|that should be|i want|we use|i meant|i said|use|the answer is)?\s*`)
+	reCommaNot = lazyregexp.New(`,\s*not\s+`)
+	reLeadNot  = lazyregexp.New(`^(?:(?:nope|nah|no+)\W*\s*)?not\s+`)
+	reAfterAlt = lazyregexp.New(`^\s*[,;-]?\s*(?:but\s+|use\s+|rather\s+|it'?s\s+|instead\s+)?`)
+	reLinkWord = lazyregexp.New(`\b(?:in|into|inside|to|from|at|on|under|with|is|are|be|use|using|call|run)\s+`)
+	reClauseX  = lazyregexp.New(`^(?:(?:nope|nah|no+)\W*\s*)?(?:it'?s|it is|it should be|should be|that should be|i want|we use|i meant|i said|use|the answer is)?\s*`)
 )
 
 var (
@@ -27,7 +31,7 @@ var (
 
 // findAt returns the matches of the anchored re tried at each word of lo
 // for which ok holds, as [start, end) pairs, at most n.
-func findAt(lo string, re *lazyRe, n int, ok func(word string, p int) bool) [][2]int {
+func findAt(lo string, re *lazyregexp.Regexp, n int, ok func(word string, p int) bool) [][2]int {
 	var out [][2]int
 	eachWord(lo, func(p, q int) bool {
 		if ok(lo[p:q], p) {

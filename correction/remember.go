@@ -3,6 +3,8 @@ package correction
 import (
 	"strings"
 	"unicode"
+
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 )
 
 const rememberNoteMax = 300
@@ -137,7 +139,7 @@ func rememberClauseStart(lo string, p int) bool {
 	return j < i && rememberLead[lo[j:i]]
 }
 
-var rememberStanding = newLazyRe(`\b(?:always|every time|each time|whenever|in (?:the )?future|from now on|going forward|next time|in every|on every|before (?:every|each|any|committing|pushing|merging|releasing|deploying|you (?:commit|push|merge|release|deploy)|a (?:commit|push|release|merge|deploy))|after (?:every|each|any))\b`)
+var rememberStanding = lazyregexp.New(`\b(?:always|every time|each time|whenever|in (?:the )?future|from now on|going forward|next time|in every|on every|before (?:every|each|any|committing|pushing|merging|releasing|deploying|you (?:commit|push|merge|release|deploy)|a (?:commit|push|release|merge|deploy))|after (?:every|each|any))\b`)
 
 func rememberAt(lo, cs string, m []int, following string) (string, bool) {
 	switch {

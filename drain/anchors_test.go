@@ -79,9 +79,8 @@ func TestPromptShowsStaleCandidates(t *testing.T) {
 // a session ran make, even though the session's words did not bring it up.
 func TestTouched(t *testing.T) {
 	ctx := context.Background()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	setHome(t)
+	home := os.Getenv("HOME")
 	r, _, err := gitstore.Init(ctx, filepath.Join(home, "mem"), gitstore.InitOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -445,6 +445,14 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 	}
 	var rewrote handoff.Written
 	handoffWas := res.Handoff
+	// The rewrite keeps the capture's facts, so it is recorded as written here only when the
+	// handoff it rewrites was: one that arrived from a remote stays another machine's.
+	wasHere := false
+	if summary != nil {
+		if _, blob, err := handoff.Read(w.r, e.Project, e.Branch); err == nil {
+			wasHere = handoff.OriginOf(w.r, handoff.Path(e.Project, e.Branch), blob).Here
+		}
+	}
 	_, err := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		res.Learned, res.Merged, res.Superseded, res.NotMerged = nil, nil, nil, nil // fn may run again
 		rewrote, res.Handoff = handoff.Written{}, handoffWas
@@ -545,7 +553,7 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 		}
 		return msg, nil
 	})
-	if err == nil && rewrote.Path != "" {
+	if err == nil && rewrote.Path != "" && wasHere {
 		if rerr := handoff.RecordWritten(w.r, rewrote.Path, rewrote.Blob); rerr != nil {
 			w.o.Log.Warn("record the handoff written here", "err", rerr)
 		}

@@ -21,10 +21,7 @@ type copilotParser struct {
 	calls map[string]string // toolCallId → tool name
 }
 
-func newCopilotParser(s *Session, h hints) *copilotParser {
-	if s.ID == "" {
-		s.ID = h.id
-	}
+func newCopilotParser(s *Session) *copilotParser {
 	return &copilotParser{s: s, calls: map[string]string{}}
 }
 

@@ -21,10 +21,7 @@ type cursorParser struct {
 	calls int
 }
 
-func newCursorParser(s *Session, h hints) *cursorParser {
-	if s.ID == "" {
-		s.ID = h.id
-	}
+func newCursorParser(s *Session) *cursorParser {
 	return &cursorParser{s: s}
 }
 

@@ -47,9 +47,6 @@ type geminiParser struct {
 }
 
 func newGeminiParser(s *Session, base int64, h hints) *geminiParser {
-	if s.ID == "" {
-		s.ID = h.id
-	}
 	return &geminiParser{s: s, base: base, msgs: map[string][]Message{}, subdir: h.sidechain}
 }
 

@@ -52,9 +52,6 @@ func objectOf(raw []byte) fields {
 	if !sc.atEnd() {
 		return nil
 	}
-	if f == nil {
-		f = fields{}
-	}
 	return f
 }
 
@@ -174,7 +171,7 @@ func partsText(raw json.RawMessage) string {
 	list := arrayOf(raw)
 	var out []string
 	for _, p := range list {
-		if t := partsText(p); t != "" && len(list) > 0 {
+		if t := partsText(p); t != "" {
 			if o := objectOf(p); o != nil && o.has("thought") {
 				continue // a thought summary part, not the answer
 			}

@@ -19,10 +19,7 @@ type opencodeParser struct {
 	parent string
 }
 
-func newOpencodeParser(s *Session, h hints) *opencodeParser {
-	if s.ID == "" {
-		s.ID = h.id
-	}
+func newOpencodeParser(s *Session) *opencodeParser {
 	return &opencodeParser{s: s}
 }
 

@@ -276,6 +276,9 @@ const SkipLongLine = "line over 16 MB"
 
 func read(r io.Reader, base int64, h Harness, hi hints) (*Session, error) {
 	s := &Session{Harness: h, End: base}
+	if h != HarnessClaude && h != HarnessCodex {
+		s.ID = hi.id // the other hosts' readers start from the path's id; a line may name its own
+	}
 	var p parser
 	switch h {
 	case HarnessCodex:
@@ -283,11 +286,11 @@ func read(r io.Reader, base int64, h Harness, hi hints) (*Session, error) {
 	case HarnessGemini:
 		p = newGeminiParser(s, base, hi)
 	case HarnessCopilot:
-		p = newCopilotParser(s, hi)
+		p = newCopilotParser(s)
 	case HarnessCursor:
-		p = newCursorParser(s, hi)
+		p = newCursorParser(s)
 	case HarnessOpencode:
-		p = newOpencodeParser(s, hi)
+		p = newOpencodeParser(s)
 	default:
 		p = newClaudeParser(s, hi)
 	}
@@ -433,12 +436,7 @@ func (s *Session) stamp(ts string) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	if s.Started.IsZero() || t.Before(s.Started) {
-		s.Started = t
-	}
-	if t.After(s.Updated) {
-		s.Updated = t
-	}
+	s.stampTime(t)
 	return t
 }
 
