@@ -96,7 +96,7 @@ func (a *app) installMCP(cmd *cobra.Command, harness string, project, force, dry
 		}
 	}
 	if add && !dryRun && res.Changed {
-		res.Notes = append(res.Notes, "Restart "+map[string]string{install.Claude: "Claude Code", install.Codex: "Codex"}[harness]+" to load the server; /mcp lists its tools.")
+		res.Notes = append(res.Notes, "Restart "+install.HostName(harness)+" to load the server; /mcp lists its tools.")
 	}
 	if a.json() {
 		return a.printJSON(res)
