@@ -73,7 +73,7 @@ func (a *app) installMCP(cmd *cobra.Command, harness string, project, force, dry
 	var res *install.Result
 	if add {
 		if project && !force && !install.InRepository(cwd) {
-			return flagErrorf("--project: %s is in no git repository, so no project would share %s; run it in your project's repository, or add --force to write it here anyway", cwd, path)
+			return notInRepository(cwd, path)
 		}
 		if opts.Binary, err = binaryPath(); err != nil {
 			return fmt.Errorf("cannot find the reflect binary: %w", err)
