@@ -79,8 +79,7 @@ type MCPServer struct {
 // isReflectServer says whether command and args start reflect's server: a program whose base
 // name is reflect, run with `mcp`. Another server registered under the name is not reflect's.
 func isReflectServer(command string, args []string) bool {
-	base := command[strings.LastIndexAny(command, `/\`)+1:]
-	return (base == "reflect" || base == "reflect.exe") && len(args) > 0 && args[len(args)-1] == "mcp"
+	return isReflectProgram(command) && len(args) > 0 && args[len(args)-1] == "mcp"
 }
 
 // ForeignServerError is a server named reflect in the file that is not reflect's: install
