@@ -11,8 +11,8 @@ import (
 	"github.com/reflect-memory/reflect/workspace"
 )
 
-// maxFreshnessProjects bounds how many projects the freshness check compares; the ones
-// this machine worked in last come first.
+// maxFreshnessProjects bounds how many projects the freshness check compares: the current
+// directory's first, then the others this machine knows the work tree of, by key.
 const maxFreshnessProjects = 20
 
 // freshness reports, for each project whose work tree this machine knows (the current

@@ -16,7 +16,7 @@ func (d *doctor) mcp(harness string) {
 		paths = append(paths, p)
 	}
 	if d.o.Cwd != "" {
-		if p, err := install.MCPConfigPath(harness, true, d.o.Cwd); err == nil && p != paths[0] {
+		if p, err := install.MCPConfigPath(harness, true, d.o.Cwd); err == nil && (len(paths) == 0 || p != paths[0]) {
 			paths = append(paths, p)
 			fix += " [--project]"
 		}

@@ -182,9 +182,8 @@ func flatReflect(h *value, host string) bool {
 	}
 	if host == Copilot {
 		if e := h.get("exec"); e != nil && e.kind == kString {
-			base := e.str[strings.LastIndexAny(e.str, `/\`)+1:]
 			a := h.get("args")
-			return (base == "reflect" || base == "reflect.exe") && a != nil && a.kind == kArray && len(a.arr) >= 2 &&
+			return isReflectProgram(e.str) && a != nil && a.kind == kArray && len(a.arr) >= 2 &&
 				a.arr[0].kind == kString && a.arr[0].str == "hook" && a.arr[1].kind == kString && a.arr[1].str == Copilot
 		}
 		for _, k := range []string{"bash", "command"} {

@@ -82,8 +82,13 @@ func HookProgram(command, harness string) (prog string, ok bool) {
 	if len(prog) >= 2 && (prog[0] == '\'' || prog[0] == '"') && prog[len(prog)-1] == prog[0] {
 		prog = strings.ReplaceAll(prog[1:len(prog)-1], `'\''`, `'`)
 	}
+	return prog, isReflectProgram(prog)
+}
+
+// isReflectProgram says whether a program's base name is reflect.
+func isReflectProgram(prog string) bool {
 	base := prog[strings.LastIndexAny(prog, `/\`)+1:]
-	return prog, base == "reflect" || base == "reflect.exe"
+	return base == "reflect" || base == "reflect.exe"
 }
 
 // Options say what to install or uninstall, and where.

@@ -20,8 +20,6 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
-
-	"github.com/reflect-memory/reflect/gitstore"
 )
 
 // MCPServerName is the name reflect's server is registered under in every host.
@@ -79,8 +77,7 @@ type MCPServer struct {
 // isReflectServer says whether command and args start reflect's server: a program whose base
 // name is reflect, run with `mcp`. Another server registered under the name is not reflect's.
 func isReflectServer(command string, args []string) bool {
-	base := command[strings.LastIndexAny(command, `/\`)+1:]
-	return (base == "reflect" || base == "reflect.exe") && len(args) > 0 && args[len(args)-1] == "mcp"
+	return isReflectProgram(command) && len(args) > 0 && args[len(args)-1] == "mcp"
 }
 
 // ForeignServerError is a server named reflect in the file that is not reflect's: install
@@ -98,15 +95,10 @@ func (e *ForeignServerError) Error() string {
 // there is none (the server has nothing to serve without it).
 func InstallMCP(ctx context.Context, opts Options) (*Result, error) {
 	res, err := editMCP(opts, true)
-	if err != nil || opts.Home == "" || opts.DryRun {
+	if err != nil {
 		return res, err
 	}
-	r, created, err := gitstore.Init(ctx, opts.Home, gitstore.InitOptions{})
-	if err != nil {
-		return res, fmt.Errorf("initialise the knowledge repository: %w", err)
-	}
-	res.Home, res.HomeCreated = r.Root(), created
-	return res, nil
+	return res, initHome(ctx, opts, res)
 }
 
 // UninstallMCP removes reflect's registration from opts.Path, and the file when install

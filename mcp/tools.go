@@ -101,16 +101,32 @@ func (s *Server) scope(project string, global bool) ([]string, error) {
 	if global {
 		return nil, nil
 	}
-	if project == "" {
-		project = s.project
-	} else if err := learnings.ValidProjectKey(project); err != nil {
-		return nil, argError("project", "%v", err)
+	project, err := s.projectArg(project)
+	if err != nil {
+		return nil, err
 	}
+	return withGlobal(project), nil
+}
+
+// projectArg is the project a tool's project argument names: the current directory's when
+// it is empty, else the key, which must be a valid one.
+func (s *Server) projectArg(project string) (string, error) {
+	if project == "" {
+		return s.project, nil
+	}
+	if err := learnings.ValidProjectKey(project); err != nil {
+		return "", argError("project", "%v", err)
+	}
+	return project, nil
+}
+
+// withGlobal is the scope of project: its learnings and the global ones.
+func withGlobal(project string) []string {
 	out := []string{learnings.Global}
 	if project != learnings.Global {
 		out = append(out, project)
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) search(ctx context.Context, r *gitstore.Repo, in SearchIn) (SearchOut, error) {
@@ -326,12 +342,9 @@ func (s *Server) recall(ctx context.Context, r *gitstore.Repo, in RecallIn) (Rec
 	case utf8.RuneCountInString(task) > maxTaskChars:
 		return RecallOut{}, argError("task", "is %d characters; at most %d — describe the task, not its whole input", utf8.RuneCountInString(task), maxTaskChars)
 	}
-	project := s.project
-	if in.Project != "" {
-		if err := learnings.ValidProjectKey(in.Project); err != nil {
-			return RecallOut{}, argError("project", "%v", err)
-		}
-		project = in.Project
+	project, err := s.projectArg(in.Project)
+	if err != nil {
+		return RecallOut{}, err
 	}
 	ix, err := s.openIndex(ctx, r)
 	if err != nil {
@@ -414,15 +427,11 @@ func (s *Server) remember(ctx context.Context, r *gitstore.Repo, in RememberIn) 
 			}
 		}
 	}
-	project := s.project
-	switch {
-	case in.Global:
-		project = learnings.Global
-	case in.Project != "":
-		if err := learnings.ValidProjectKey(in.Project); err != nil {
-			return RememberOut{}, argError("project", "%v", err)
+	project := learnings.Global
+	if !in.Global {
+		if project, err = s.projectArg(in.Project); err != nil {
+			return RememberOut{}, err
 		}
-		project = in.Project
 	}
 	now := s.o.Now()
 	l := learnings.New(title, project, now)
@@ -468,11 +477,7 @@ func (s *Server) seenAgain(ctx context.Context, r *gitstore.Repo, l *learnings.L
 		ix.Close()
 		return "", "", nil
 	}
-	projects := []string{learnings.Global}
-	if l.Project != learnings.Global {
-		projects = append(projects, l.Project)
-	}
-	res, err := ix.Search(ctx, index.Query{Terms: terms, Projects: projects, Limit: 12})
+	res, err := ix.Search(ctx, index.Query{Terms: terms, Projects: withGlobal(l.Project), Limit: 12})
 	ix.Close()
 	if err != nil {
 		return "", "", err
@@ -544,12 +549,9 @@ func (s *Server) history(ctx context.Context, r *gitstore.Repo, in HistoryIn) (*
 	}
 	q.Global, q.Recent, q.Now = in.Global, in.Recent, s.o.Now()
 	if !q.Global {
-		q.Project = s.project
-		if in.Project != "" {
-			if err := learnings.ValidProjectKey(in.Project); err != nil {
-				return nil, argError("project", "%v", err)
-			}
-			q.Project = in.Project
+		var err error
+		if q.Project, err = s.projectArg(in.Project); err != nil {
+			return nil, err
 		}
 	}
 	q.LockTimeout = r.Config().Git.LockTimeout.Std()

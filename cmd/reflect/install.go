@@ -117,7 +117,7 @@ its hooks run the reflect on that machine's PATH.`,
 				return err
 			}
 			if project && !force && !install.InRepository(cwd) {
-				return flagErrorf("--project: %s is in no git repository, so no project would share %s; run it in your project's repository, or add --force to write it here anyway", cwd, path)
+				return notInRepository(cwd, path)
 			}
 			home, err := a.homeDir()
 			if err != nil {
@@ -262,6 +262,12 @@ func (a *app) report(verb string, res *install.Result) error {
 		a.printf("%s\n", n)
 	}
 	return nil
+}
+
+// notInRepository refuses --project outside a git repository, where no project would
+// share the file at path.
+func notInRepository(cwd, path string) error {
+	return flagErrorf("--project: %s is in no git repository, so no project would share %s; run it in your project's repository, or add --force to write it here anyway", cwd, path)
 }
 
 // hostNotes is what the user must know after installing into host.

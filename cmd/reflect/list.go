@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -103,12 +102,10 @@ func (a *app) runList(o listOptions) error {
 			fmt.Fprintf(a.stderr, "reflect: skipped %s\n", line)
 		}
 	}
+	f := learnings.Filter{Project: o.project, Kind: o.kind, Tag: o.tag, Status: o.status}
 	var out []*learnings.Learning
 	for _, l := range all {
-		if (o.project == "" || l.Project == o.project) &&
-			(o.kind == "" || string(l.Kind) == o.kind) &&
-			(o.tag == "" || slices.Contains(l.Tags, o.tag)) &&
-			(o.status == "all" || string(l.Status) == o.status) {
+		if f.Keep(l) {
 			out = append(out, l)
 		}
 	}

@@ -73,7 +73,7 @@ func (a *app) installMCP(cmd *cobra.Command, harness string, project, force, dry
 	var res *install.Result
 	if add {
 		if project && !force && !install.InRepository(cwd) {
-			return flagErrorf("--project: %s is in no git repository, so no project would share %s; run it in your project's repository, or add --force to write it here anyway", cwd, path)
+			return notInRepository(cwd, path)
 		}
 		if opts.Binary, err = binaryPath(); err != nil {
 			return fmt.Errorf("cannot find the reflect binary: %w", err)
@@ -96,7 +96,7 @@ func (a *app) installMCP(cmd *cobra.Command, harness string, project, force, dry
 		}
 	}
 	if add && !dryRun && res.Changed {
-		res.Notes = append(res.Notes, "Restart "+map[string]string{install.Claude: "Claude Code", install.Codex: "Codex"}[harness]+" to load the server; /mcp lists its tools.")
+		res.Notes = append(res.Notes, "Restart "+install.HostName(harness)+" to load the server; /mcp lists its tools.")
 	}
 	if a.json() {
 		return a.printJSON(res)
