@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"encoding/json"
+	"github.com/go-git/go-git/v5/plumbing"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -19,6 +20,10 @@ type Meta struct {
 	Project, Branch, Commit   string
 	CWD                       string // the session's directory: files under it are written relative to it
 	Now                       time.Time
+	// Written reports whether this machine wrote blob at path (WrittenHere): a handoff in
+	// the tree that claims this session but was not written here (a remote can push one) is
+	// not folded into it. Nil vouches for every file (tests, benchmarks).
+	Written func(path string, blob plumbing.Hash) bool
 }
 
 // Bounds of what a handoff holds, in characters or items. The file stays under 16 KiB and

@@ -73,7 +73,7 @@ func Pick(r *gitstore.Repo, s Start) (*Found, string, error) {
 			return nil, "resumed session: the host has its context", nil
 		case s.Source != "compact" && age > s.MaxAge:
 			return nil, fmt.Sprintf("the last handoff is %s old (handoff.max_age %s)", age.Round(time.Hour), s.MaxAge), nil
-		case age < -time.Hour:
+		case age < -clockSkew:
 			return nil, "the last handoff is dated in the future", nil
 		case s.Source != "compact" && s.Source != "resume" && h.Session == s.Session:
 			return nil, "the handoff is this session's own", nil
@@ -110,6 +110,20 @@ func RecordWritten(r *gitstore.Repo, path string, blob plumbing.Hash) error {
 	return r.WriteState(writtenState, data)
 }
 
+// WrittenHere reports whether this machine wrote blob at path: its local record says so.
+func WrittenHere(r *gitstore.Repo, path string, blob plumbing.Hash) bool {
+	data, err := r.ReadState(writtenState)
+	if err != nil || data == nil {
+		return false
+	}
+	m := map[string]string{}
+	return json.Unmarshal(data, &m) == nil && m[path] == blob.String()
+}
+
+// clockSkew is how far ahead of now a handoff may be dated and still count: past it, it is
+// neither injected (Pick) nor kept over a new one (Stage).
+const clockSkew = time.Hour
+
 // originWalk bounds the history walk that finds who wrote a handoff that arrived by sync:
 // it runs in a SessionStart hook. A handoff is rewritten at every capture, so the commit
 // that wrote it is among the latest.
@@ -123,11 +137,8 @@ const originsState = "handoff/origins.json"
 // else the author of the commit that wrote it, found by a bounded walk of history once per
 // version (a walk of 50 commits took 2 ms of CPU at 10,000 learnings; the cache 0.15 ms).
 func OriginOf(r *gitstore.Repo, path string, blob plumbing.Hash) Origin {
-	if data, err := r.ReadState(writtenState); err == nil && data != nil {
-		m := map[string]string{}
-		if json.Unmarshal(data, &m) == nil && m[path] == blob.String() {
-			return Origin{Here: true}
-		}
+	if WrittenHere(r, path, blob) {
+		return Origin{Here: true}
 	}
 	cache := map[string]Origin{}
 	if data, err := r.ReadState(originsState); err == nil && data != nil {

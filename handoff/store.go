@@ -35,6 +35,10 @@ func Stage(tx *gitstore.Tx, msgs []transcript.Message, m Meta) (Written, error) 
 	var prev *Handoff
 	if data, err := tx.Read(path); err == nil {
 		prev, _ = Parse(path, data) // a file that does not parse is replaced
+		if prev != nil && m.Written != nil && !m.Written(path, plumbing.ComputeHash(plumbing.BlobObject, data)) {
+			// not written here: whatever session it claims, it is another's (never folded in)
+			prev.Session, prev.Harness = "", ""
+		}
 	} else if !errors.Is(err, gitstore.ErrNotFound) {
 		return Written{}, err
 	}
@@ -42,7 +46,9 @@ func Stage(tx *gitstore.Tx, msgs []transcript.Message, m Meta) (Written, error) 
 	switch {
 	case prev != nil && prev.Session == h.Session && prev.Harness == h.Harness:
 		// the session's own handoff follows it, to the end: a to-do done, a failure fixed
-	case prev != nil && prev.Updated.After(h.Updated):
+	case prev != nil && prev.Updated.After(h.Updated) && !prev.Updated.After(h.Updated.Add(clockSkew)):
+		// (one dated further ahead is no later session's but a wrong clock or a pushed
+		// file: it would hold the branch's handoff for good, and Pick never injects it)
 		return Written{Skipped: fmt.Sprintf("a later session (%s) wrote this handoff", prev.Session)}, nil
 	case !h.Useful() && prev != nil:
 		return Written{Skipped: fmt.Sprintf("nothing to hand off; the handoff of session %s stays", prev.Session)}, nil

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"github.com/go-git/go-git/v5/plumbing"
 	"strings"
 
 	"github.com/reflect-memory/reflect/config"
@@ -22,7 +23,8 @@ func (e *event) stageHandoff(tx *gitstore.Tx, msgs []transcript.Message, host st
 	}
 	ws := e.workspace()
 	w, err := handoff.Stage(tx, msgs, handoff.Meta{Harness: e.harness, Session: e.SessionID, Machine: host,
-		Project: e.project(), Branch: ws.Branch, Commit: ws.Head, CWD: e.CWD, Now: e.now})
+		Project: e.project(), Branch: ws.Branch, Commit: ws.Head, CWD: e.CWD, Now: e.now,
+		Written: func(path string, blob plumbing.Hash) bool { return handoff.WrittenHere(e.repo, path, blob) }})
 	if err != nil {
 		e.log.Warn("handoff not written", "session", e.SessionID, "err", err)
 		return
