@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -323,10 +324,10 @@ func batchIDs(r *gitstore.Repo, project string, min learnings.Confidence) ([]str
 	if err != nil {
 		return nil, err
 	}
-	rank := map[learnings.Confidence]int{learnings.ConfidenceHigh: 3, learnings.ConfidenceMedium: 2, learnings.ConfidenceLow: 1}
+	order := learnings.AllConfidences() // highest first
 	var ids []string
 	for _, l := range all {
-		if l.Project == project && l.Status == learnings.StatusCurrent && rank[l.Confidence] >= rank[min] {
+		if i := slices.Index(order, l.Confidence); l.Project == project && l.Status == learnings.StatusCurrent && i >= 0 && i <= slices.Index(order, min) {
 			ids = append(ids, l.ID)
 		}
 	}
