@@ -143,10 +143,7 @@ learning and bring its index up to date. SessionStart runs this in the backgroun
 			if err != nil {
 				return err
 			}
-			names := args
-			if len(names) == 0 {
-				names = team.Names(r)
-			}
+			names := teamNames(r, args)
 			type row struct {
 				Team   string   `json:"team"`
 				Action string   `json:"action,omitempty"`
@@ -213,10 +210,7 @@ func (a *app) teamPendingCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			names := args
-			if len(names) == 0 {
-				names = team.Names(r)
-			}
+			names := teamNames(r, args)
 			all := []team.Pending{}
 			for _, n := range names {
 				ps, err := team.ListPending(cmd.Context(), r, n)
@@ -240,6 +234,14 @@ func (a *app) teamPendingCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// teamNames is the teams a command names, or every team when it names none.
+func teamNames(r *gitstore.Repo, args []string) []string {
+	if len(args) > 0 {
+		return args
+	}
+	return team.Names(r)
 }
 
 type promoteOptions struct {
