@@ -53,8 +53,6 @@ var kindHeading = map[string]string{
 	"recipe": "Recipes", "preference": "Preferences", "correction": "Corrections",
 }
 
-var confidenceRank = map[string]int{"high": 0, "medium": 1}
-
 // Block renders entries grouped by kind (in the file format's order), each group by
 // confidence, title and id. maxLines > 0 bounds the learnings listed: the highest confidence
 // first, then the kinds' order; a last line says how many were left out.
@@ -63,6 +61,10 @@ func Block(project string, es []Entry, maxLines int) string {
 	kindRank := map[string]int{}
 	for i, k := range learnings.AllKinds() {
 		kindRank[string(k)] = i
+	}
+	confidenceRank := map[string]int{}
+	for i, c := range learnings.AllConfidences() {
+		confidenceRank[string(c)] = i
 	}
 	sort.Slice(es, func(i, j int) bool {
 		a, b := es[i], es[j]

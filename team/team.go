@@ -240,7 +240,7 @@ func Search(ctx context.Context, personal *gitstore.Repo, q index.Query) (hits [
 		if !Fresh(tr) {
 			Refresh(tr, 0)
 		}
-		ix, err := index.Open(ctx, tr, index.Options{LockTimeout: tr.Config().Git.LockTimeout.Std()})
+		ix, err := index.Open(ctx, tr, index.Options{LockTimeout: personal.Config().Git.LockTimeout.Std()}) // this machine's setting, not the team's shared file
 		if err != nil {
 			tr.Close()
 			skipped = append(skipped, name)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,10 +143,7 @@ learning and bring its index up to date. SessionStart runs this in the backgroun
 			if err != nil {
 				return err
 			}
-			names := args
-			if len(names) == 0 {
-				names = team.Names(r)
-			}
+			names := teamNames(r, args)
 			type row struct {
 				Team   string   `json:"team"`
 				Action string   `json:"action,omitempty"`
@@ -212,10 +210,7 @@ func (a *app) teamPendingCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			names := args
-			if len(names) == 0 {
-				names = team.Names(r)
-			}
+			names := teamNames(r, args)
 			all := []team.Pending{}
 			for _, n := range names {
 				ps, err := team.ListPending(cmd.Context(), r, n)
@@ -239,6 +234,14 @@ func (a *app) teamPendingCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// teamNames is the teams a command names, or every team when it names none.
+func teamNames(r *gitstore.Repo, args []string) []string {
+	if len(args) > 0 {
+		return args
+	}
+	return team.Names(r)
 }
 
 type promoteOptions struct {
@@ -323,10 +326,10 @@ func batchIDs(r *gitstore.Repo, project string, min learnings.Confidence) ([]str
 	if err != nil {
 		return nil, err
 	}
-	rank := map[learnings.Confidence]int{learnings.ConfidenceHigh: 3, learnings.ConfidenceMedium: 2, learnings.ConfidenceLow: 1}
+	order := learnings.AllConfidences() // highest first
 	var ids []string
 	for _, l := range all {
-		if l.Project == project && l.Status == learnings.StatusCurrent && rank[l.Confidence] >= rank[min] {
+		if i := slices.Index(order, l.Confidence); l.Project == project && l.Status == learnings.StatusCurrent && i >= 0 && i <= slices.Index(order, min) {
 			ids = append(ids, l.ID)
 		}
 	}
