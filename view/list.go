@@ -109,11 +109,7 @@ func parseFilters(r *http.Request) (filters, error) {
 }
 
 func (f filters) keep(l *learnings.Learning) bool {
-	return (f.Project == "" || l.Project == f.Project) &&
-		(f.Kind == "" || string(l.Kind) == f.Kind) &&
-		(f.Confidence == "" || string(l.Confidence) == f.Confidence) &&
-		(f.Status == "all" || string(l.Status) == f.Status) &&
-		(f.Tag == "" || slices.Contains(l.Tags, f.Tag))
+	return learnings.Filter{Project: f.Project, Kind: f.Kind, Confidence: f.Confidence, Tag: f.Tag, Status: f.Status}.Keep(l)
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
