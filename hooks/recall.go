@@ -16,11 +16,13 @@ import (
 // rebuilt in the background), and a stale one is caught up inline only when few
 // learnings changed.
 func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
-	var terms []string
+	var topic *recall.Topic
 	if prompt != "" {
-		if terms = recall.PromptTerms(prompt); len(terms) == 0 {
+		tp := recall.PromptTopic(prompt)
+		if tp.Empty() {
 			return nil, nil // "thanks", "go on": nothing to look for, no index to open
 		}
+		topic = &tp
 	}
 	deadline, ok := ctx.Deadline()
 	budget := e.cfg.Hooks.RecallTimeout.Std()
@@ -49,7 +51,7 @@ func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
 		e.background("internal", "index")
 	}
 	res, err := recall.Recall(ctx, e.repo, ix, recall.Request{
-		Harness: e.harness, Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Terms: terms, Now: e.now,
+		Harness: e.harness, Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Topic: topic, Now: e.now,
 		Workspace: ws,
 	})
 	if err != nil {

@@ -120,8 +120,8 @@ func lazySet(text string) func() map[string]bool {
 // maxTerms bounds a topic: a pasted log says what it is about in its first lines.
 const maxTerms = 40
 
-// PromptTerms are the words of a prompt recall searches for (none: nothing to recall).
-func PromptTerms(prompt string) []string { return PromptTopic(prompt).words() }
+// Empty says a topic holds no word recall searches for ("thanks", "go on"): nothing to recall.
+func (tp Topic) Empty() bool { return len(tp.words()) == 0 }
 
 // PromptTopic is the query of a prompt: its words, identifiers whole and in parts, what the
 // vocabulary says they also go by, and its quoted strings and error messages as phrases.

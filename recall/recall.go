@@ -38,9 +38,9 @@ type Request struct {
 	// tests, the relevance suite); at a session start it must hold StartSubjects subjects
 	// and the files they touched.
 	Workspace *Workspace
-	// Terms, when set, are PromptTerms(Prompt), already worked out by the caller: none
-	// means there is nothing to look for.
-	Terms []string
+	// Topic, when set, is PromptTopic(Prompt), already worked out by the caller (the hook
+	// asks it first whether there is anything to look for): analysed once, not twice.
+	Topic *Topic
 	// DryRun reads the session's dedupe state but does not add to it (`reflect recall`).
 	DryRun bool
 }
@@ -139,7 +139,10 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 	case req.Prompt == "":
 		res.Kind = "start"
 		res.Topics = StartTopics(*ws)
-	case req.Terms != nil && len(req.Terms) == 0:
+	case req.Topic != nil:
+		if !req.Topic.Empty() {
+			res.Topics = []Topic{*req.Topic}
+		}
 	default:
 		res.Topics = []Topic{PromptTopic(req.Prompt)}
 	}
