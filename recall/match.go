@@ -29,7 +29,10 @@ type Gates struct {
 	// much the learning need not (proration tests: 5 of 12 words, rarity 3.4).
 	StrongRarity, StrongCoverage float64
 	// Clause is the coverage of one part of a prompt that asks for several things at which
-	// a match of BroadRarity qualifies ("…, migrate the dev database and run the db tests").
+	// a match of BroadRarity qualifies ("…, migrate the dev database and run the db tests");
+	// the best match of a clause qualifies as a prompt's does (Top, TopRarity at
+	// recall.min_coverage): "sentry only shows minified stack traces for the dashboard, can we
+	// get real file names" is two asks, and the first names sentry, stack and trace.
 	Clause float64
 	// Decisive is the weight of a word few learnings hold. A trigger of this much weight, a
 	// run of three words of a phrase of twice it, a touched file's path or name of it, an
@@ -229,6 +232,8 @@ func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bo
 		return "common", "matches only common words: " + what, false
 	case clause && c.Coverage >= g.Clause && c.Rarity >= g.BroadRarity && c.Relative >= g.RelativeFloor:
 		return "clause", "matches " + what, true
+	case clause && c.Relative >= g.Top && c.Coverage >= cfg.MinCoverage && c.Rarity >= g.TopRarity:
+		return "best match", fmt.Sprintf("scores near the best of its clause (%.0f%%) and matches %s", 100*c.Relative, what), true
 	case clause:
 		return "weak", "weak match: " + what, false
 	case c.Coverage >= g.Broad && c.Rarity >= g.BroadRarity:
