@@ -622,7 +622,7 @@ func (d *doctor) objects(ctx context.Context, r *gitstore.Repo, files []gitstore
 // look at what git fsck says.
 func (d *doctor) fixObjects(r *gitstore.Repo) string {
 	if url := r.Remote(r.Config().Sync.Remote); url != "" {
-		return fmt.Sprintf("mv %s %s.broken && %s", r.Root(), r.Root(), d.reflect("init --from "+url))
+		return fmt.Sprintf("mv %s %s.broken && %s", r.Root(), r.Root(), d.reflect("init --from "+memsync.RedactURL(url)))
 	}
 	return fmt.Sprintf("git -C %s fsck --full   (then restore the damaged files from a backup)", r.Root())
 }
