@@ -291,3 +291,27 @@ func TestBuildsAMissingIndexInTheBackground(t *testing.T) {
 		t.Fatalf("search once the index is built: %s", text)
 	}
 }
+
+// memory_search reads status as the CLI does: in any case, "all" too; an unknown one is an
+// error that names the values it takes.
+func TestSearchStatusAnyCase(t *testing.T) {
+	r := newRepo(t)
+	cs := connect(t, r, t.TempDir())
+	if text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": "Pin the node version in the CI image", "global": true}); isErr {
+		t.Fatal(text)
+	}
+	for _, st := range []string{"Current", "ALL", " all "} {
+		text, isErr := callTool(t, cs, "memory_search", map[string]any{"query": "node version", "status": st})
+		if isErr || !strings.Contains(text, "Pin the node version") {
+			t.Errorf("status %q: %s", st, text)
+		}
+	}
+	text, isErr := callTool(t, cs, "memory_search", map[string]any{"query": "node version", "status": "Archived"})
+	if isErr || strings.Contains(text, "Pin the node version") {
+		t.Errorf("status Archived: %s", text)
+	}
+	text, isErr = callTool(t, cs, "memory_search", map[string]any{"query": "node version", "status": "retired"})
+	if !isErr || !strings.Contains(text, "current, archived, superseded or all") {
+		t.Errorf("status retired: %v %s", isErr, text)
+	}
+}

@@ -153,18 +153,14 @@ func (s *Server) search(ctx context.Context, r *gitstore.Repo, in SearchIn) (Sea
 		}
 		q.Kinds = []string{string(k)}
 	}
-	switch in.Status {
-	case "", string(learnings.StatusCurrent):
-	case "all":
-		for _, st := range learnings.AllStatuses() {
+	if in.Status != "" {
+		statuses, err := learnings.ParseStatusFilter(in.Status)
+		if err != nil {
+			return SearchOut{}, argError("status", "%v", err)
+		}
+		for _, st := range statuses {
 			q.Statuses = append(q.Statuses, string(st))
 		}
-	default:
-		st, err := learnings.ParseStatus(in.Status)
-		if err != nil {
-			return SearchOut{}, argError("status", "%v (or all)", err)
-		}
-		q.Statuses = []string{string(st)}
 	}
 	if in.Tag != "" {
 		q.Tags = []string{in.Tag}

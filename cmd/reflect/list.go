@@ -85,10 +85,8 @@ func (a *app) runList(o listOptions) error {
 			return flagErrorf("--kind: %v", err)
 		}
 	}
-	if o.status != "all" {
-		if _, err := learnings.ParseStatus(o.status); err != nil {
-			return flagErrorf("--status: %v (or all)", err)
-		}
+	if _, err := learnings.ParseStatusFilter(o.status); err != nil {
+		return flagErrorf("--status: %v", err)
 	}
 	r, err := a.repo()
 	if err != nil {

@@ -64,17 +64,12 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 		}
 		q.Kinds = []string{string(k)}
 	}
-	switch o.status {
-	case "all":
-		for _, s := range learnings.AllStatuses() {
-			q.Statuses = append(q.Statuses, string(s))
-		}
-	default:
-		s, err := learnings.ParseStatus(o.status)
-		if err != nil {
-			return flagErrorf("--status: %v (or all)", err)
-		}
-		q.Statuses = []string{string(s)}
+	statuses, err := learnings.ParseStatusFilter(o.status)
+	if err != nil {
+		return flagErrorf("--status: %v", err)
+	}
+	for _, s := range statuses {
+		q.Statuses = append(q.Statuses, string(s))
 	}
 	if o.tag != "" {
 		q.Tags = []string{o.tag}
