@@ -488,9 +488,7 @@ func (s *Server) seenAgain(ctx context.Context, r *gitstore.Repo, l *learnings.L
 		}
 		_, commit, err := learnings.Change(ctx, r, []string{old.ID}, func(ls []*learnings.Learning) (string, error) {
 			o := ls[0]
-			o.Seen++
-			o.Updated = now.UTC().Truncate(time.Second)
-			o.Tags, o.Triggers = union(o.Tags, l.Tags), union(o.Triggers, l.Triggers)
+			o.SeenAgain(now, learnings.Sighting{Tags: l.Tags, Triggers: l.Triggers})
 			return "learn: " + o.Title + " (seen again, mcp)", nil
 		})
 		if err != nil {
@@ -618,16 +616,6 @@ func redactAll(in []string) []string {
 	var out []string
 	for _, s := range in {
 		out = append(out, redact.String(strings.TrimSpace(s)))
-	}
-	return out
-}
-
-func union(a, b []string) []string {
-	out := append([]string(nil), a...)
-	for _, x := range b {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
 	}
 	return out
 }

@@ -513,20 +513,28 @@ func origins(repo *gitstore.Repo, cands []Candidate) map[string]From {
 	return out
 }
 
+// OthersMode is recall.from_others as it applies to repo now: auto is all while every
+// author the memory has recorded is this machine's identity, and reviewed once another
+// appears; the other modes are themselves. Recall's gate and the handoff a session start
+// injects both read it here.
+func OthersMode(repo *gitstore.Repo, mode string) string {
+	if mode != config.FromOthersAuto {
+		return mode
+	}
+	me := repo.Identity()
+	for _, a := range provenance.Authors(repo) {
+		if !strings.EqualFold(a, me) {
+			return config.FromOthersReviewed
+		}
+	}
+	return config.FromOthersAll
+}
+
 // gateOthers is recall.from_others as a gate: it says why a learning from another author is
 // held back, or "". auto holds back unreviewed ones once the memory has an author other
 // than this machine's.
 func gateOthers(repo *gitstore.Repo, mode string) func(From) string {
-	if mode == config.FromOthersAuto {
-		mode = config.FromOthersAll
-		me := repo.Identity()
-		for _, a := range provenance.Authors(repo) {
-			if !strings.EqualFold(a, me) {
-				mode = config.FromOthersReviewed
-				break
-			}
-		}
-	}
+	mode = OthersMode(repo, mode)
 	return func(f From) string {
 		switch {
 		case !f.Other || mode == config.FromOthersAll:
