@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -546,6 +548,29 @@ func gateOthers(repo *gitstore.Repo, mode string) func(From) string {
 		}
 		return ""
 	}
+}
+
+// SessionHarness is the harness whose hooks recorded what they injected into session (the
+// newest record when several did), or "" when none has: memory_recall, given only a session
+// id, skips and records what that session's hooks do.
+func SessionHarness(repo *gitstore.Repo, session string) string {
+	if session == "" {
+		return ""
+	}
+	suffix := queue.StateName("", session) // "-<session>.json", as seenPath names it
+	matches, _ := filepath.Glob(filepath.Join(repo.StateDir(), "state", "recall", "*"+suffix))
+	best, newest := "", time.Time{}
+	for _, m := range matches {
+		fi, err := os.Stat(m)
+		h := strings.TrimSuffix(filepath.Base(m), suffix)
+		if err != nil || h == "" {
+			continue
+		}
+		if best == "" || fi.ModTime().After(newest) {
+			best, newest = h, fi.ModTime()
+		}
+	}
+	return best
 }
 
 func seenPath(req Request) string {
