@@ -254,7 +254,7 @@ func (a *app) historyRecentCmd() *cobra.Command {
 				fmt.Fprintf(a.stderr, "no session of %s in the history (--global lists every project's)\n", project)
 				return nil
 			}
-			history.WriteRecent(a.stdout, sessions)
+			history.WriteRecent(printable.Writer(a.stdout), sessions) // a first prompt may hold any byte
 			return nil
 		},
 	}
