@@ -796,7 +796,8 @@ func (d *doctor) teams(r *gitstore.Repo) {
 		f := Finding{Check: "team", Severity: OK}
 		switch {
 		case h.Problem != "":
-			f.Severity, f.Message, f.Fix = Error, "team "+name+": "+h.Problem, h.Fix
+			// team.Check names reflect plainly; a fix here names it as this run was called
+			f.Severity, f.Message, f.Fix = Error, "team "+name+": "+h.Problem, strings.ReplaceAll(h.Fix, "reflect team ", d.reflect("team "))
 		case !h.Fetched:
 			f.Severity, f.Message, f.Fix = Warn, fmt.Sprintf("team %s (%s): never pulled, so recall reads nothing of it", name, h.URL), d.reflect("team sync "+name)
 		case h.Behind > 0:
