@@ -2,13 +2,11 @@ package hooks
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
-	"strings"
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
-	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/recall"
 	"github.com/reflect-memory/reflect/transcript"
 )
@@ -83,22 +81,11 @@ func (e *event) handoffBlock() string {
 
 // trustsOthers says whether a handoff not written by this user may be injected.
 func (e *event) trustsOthers(o handoff.Origin) bool {
-	switch e.cfg.Recall.FromOthers {
-	case config.FromOthersAll:
-		return true
-	case config.FromOthersAuto:
-		if o.Other {
-			return false // another author exists: auto holds back what nobody reviewed
-		}
-		me := e.repo.Identity()
-		for _, a := range provenance.Authors(e.repo) {
-			if !strings.EqualFold(a, me) {
-				return false
-			}
-		}
-		return true
+	mode := e.cfg.Recall.FromOthers
+	if mode == config.FromOthersAuto && o.Other {
+		return false // another author exists: auto holds back what nobody reviewed
 	}
-	return false
+	return recall.OthersMode(e.repo, mode) == config.FromOthersAll
 }
 
 // withHandoff puts the handoff block before the recalled learnings, in the one output, in

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -39,7 +40,7 @@ func (a *app) archiveCmd() *cobra.Command {
 				a.printf("%s is already %s\n", l.ID, l.Status)
 				return nil
 			}
-			a.printf("archived %s: %s\n", l.ID, l.Title)
+			a.printf("archived %s: %s\n", l.ID, printable.String(l.Title))
 			return nil
 		},
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/internal/lockfile"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	memsync "github.com/reflect-memory/reflect/sync"
@@ -96,7 +97,7 @@ func (a *app) exit(ran *cobra.Command, err error) int {
 	code := exitCode(err)
 	var se *silentError
 	if err != nil && !errors.As(err, &se) {
-		fmt.Fprintf(a.stderr, "reflect: %v\n", err)
+		fmt.Fprintf(a.stderr, "reflect: %s\n", printable.String(err.Error())) // an error may quote a remote's path or author
 		if code == exitUsage {
 			path := "reflect"
 			if ran != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/reflect-memory/reflect/history"
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/install"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/opencode"
 	"github.com/reflect-memory/reflect/workspace"
@@ -196,7 +197,7 @@ project (its clones and worktrees included) unless --global or --project.`,
 			if a.json() {
 				return a.printJSON(res)
 			}
-			res.WriteText(a.stdout)
+			res.WriteText(printable.Writer(a.stdout)) // a transcript may hold any byte a tool printed
 			return nil
 		},
 	}
@@ -253,7 +254,7 @@ func (a *app) historyRecentCmd() *cobra.Command {
 				fmt.Fprintf(a.stderr, "no session of %s in the history (--global lists every project's)\n", project)
 				return nil
 			}
-			history.WriteRecent(a.stdout, sessions)
+			history.WriteRecent(printable.Writer(a.stdout), sessions) // a first prompt may hold any byte
 			return nil
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/recall"
 )
 
@@ -84,7 +85,7 @@ injected in that session are left out, as the hook does (recall itself records n
 				fmt.Fprintln(a.stderr, "nothing to inject")
 				return nil
 			}
-			fmt.Fprintln(a.stdout, res.Text)
+			fmt.Fprintln(a.stdout, printable.String(res.Text))
 			return nil
 		},
 	}
@@ -98,7 +99,7 @@ injected in that session are left out, as the hook does (recall itself records n
 }
 
 func (a *app) explain(res *recall.Result, took time.Duration) {
-	w := a.stderr
+	w := printable.Writer(a.stderr) // titles and bodies may have come from a remote
 	fmt.Fprintf(w, "%s recall for %s, %s\n", res.Kind, res.Project, took.Round(100*time.Microsecond))
 	for _, tp := range res.Topics {
 		var terms []string

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/team"
 )
@@ -32,7 +34,9 @@ func (a *app) showCmd() *cobra.Command {
 			if a.json() {
 				return a.printJSON(toJSON(l, true))
 			}
-			_, err = a.stdout.Write(raw)
+			// a learning may have arrived from a remote: its file is printed without the
+			// control characters a terminal would act on
+			_, err = io.WriteString(a.stdout, printable.String(string(raw)))
 			return err
 		},
 	}

@@ -79,7 +79,7 @@ func (a *app) remoteCmd() *cobra.Command {
 					return err
 				}
 			}
-			url := r.Remote(name)
+			url := memsync.RedactURL(r.Remote(name))
 			if a.json() {
 				return a.printJSON(map[string]string{"name": name, "url": url})
 			}

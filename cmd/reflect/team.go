@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/team"
 )
@@ -161,7 +162,7 @@ learning and bring its index up to date. SessionStart runs this in the backgroun
 						first = fmt.Errorf("team %s: %w", n, err)
 					}
 					if !quiet && !a.json() {
-						fmt.Fprintf(a.stderr, "reflect: team %s: %v\n", n, err)
+						fmt.Fprintf(a.stderr, "reflect: team %s: %s\n", n, printable.String(err.Error()))
 					}
 				} else {
 					rw.Action = res.Action
@@ -226,9 +227,10 @@ func (a *app) teamPendingCmd() *cobra.Command {
 				fmt.Fprintln(a.stderr, "no promotion waits for review")
 			}
 			for _, p := range all {
-				a.printf("%s\t%s\t%s\n", p.Team, p.Branch, p.Author)
+				// a promotion's branch, author and titles are what the team's remote says
+				a.printf("%s\t%s\t%s\n", p.Team, printable.String(p.Branch), printable.String(p.Author))
 				for i, id := range p.IDs {
-					a.printf("  %s %s\n", id, p.Titles[i])
+					a.printf("  %s %s\n", id, printable.String(p.Titles[i]))
 				}
 			}
 			return nil
