@@ -254,3 +254,30 @@ func TestRelevanceHeldout(t *testing.T) {
 		f.fail(t, "held out")
 	}
 }
+
+// TestRelevanceHeldout2 measures the second held-out set (fixtures/relevance/heldout2.yaml):
+// 57 queries over the same corpus, the learnings they ask about drawn at random, written and
+// labelled from the learnings' text before the second round of tuning for issue 16, without
+// running recall on them. First measured (before any change of that round): precision@3
+// 0.868 (46 of 53 injected relevant; related ones count against it), 2 of 57 queries
+// injecting something irrelevant (3.5%), 31/36 found at UserPromptSubmit, 15/17 at
+// SessionStart, 8/8 negatives silent. Precision is under issue 16's 0.9 on this set, so the
+// test holds the figures first measured as floors (a change may not lose on them) and the
+// targets where they are met (≤ 5% dirty, every negative silent).
+func TestRelevanceHeldout2(t *testing.T) {
+	r, keys, _ := relevanceRepo(t)
+	ls, _, err := fixtures.Relevance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := fixtures.RelevanceHeldout2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLabels(t, ls, qs)
+	f := measure(t, r, keys, qs)
+	f.log(t, "held out 2")
+	if f.precision() < 0.86 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.86 || f.share("start") < 0.88 {
+		f.fail(t, "held out 2")
+	}
+}
