@@ -203,12 +203,12 @@ func (f figures) fail(t *testing.T, name string) {
 // (labelled neither relevant nor related), the negative queries (nothing labelled) left
 // silent, and the share of labelled-relevant learnings found at each hook. It holds the
 // first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to the figures reached
-// (the targets, 0.75 and 0.7, are not: see the README).
+// (80/126 and 26/38; the targets, 0.75 and 0.7, are not: see the README).
 func TestRelevance(t *testing.T) {
 	r, keys, qs := relevanceRepo(t)
 	f := measure(t, r, keys, qs)
 	f.log(t, "relevance")
-	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.6 || f.share("start") < 0.55 {
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.63 || f.share("start") < 0.68 {
 		f.fail(t, "relevance")
 	}
 }
