@@ -86,3 +86,24 @@ func BenchmarkOpenSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScanSearch is a search with no index: the scan of git that stands in for one
+// (read and analyze every learning of HEAD, then score them).
+func BenchmarkScanSearch(b *testing.B) {
+	r := benchRepo(b, 1000)
+	tgt, err := headTarget(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	terms := Analyze("the webhook retry deadlock in postgres migration")
+	for b.Loop() {
+		sc, err := newScanner(context.Background(), r, tgt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := (&Index{scan: sc}).Search(context.Background(), Query{Terms: terms, Projects: []string{fixtures.SynthProject(3), "_global"}, Limit: 20})
+		if err != nil || len(res.Hits) == 0 {
+			b.Fatal(err, res)
+		}
+	}
+}

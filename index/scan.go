@@ -12,13 +12,24 @@ import (
 )
 
 // scanner answers queries without the index: it parses the learnings of HEAD and scores
-// them with the same analyzer, field boosts and BM25 weights, term by term. Slower (it
-// reads every learning) and simpler (no fuzzy, prefix or numeric syntax), it is what a
-// search uses while the index is missing, corrupt or locked.
+// them as the index does (the same analyzer, field boosts, BM25 with bleve's per-field
+// statistics, the same weights and the same pruning of common words), term by term. Slower
+// (it reads every learning) and simpler (no fuzzy, prefix or numeric syntax), it is what a
+// search uses while the index is missing, corrupt or locked. Recall's gates read a hit's
+// score relative to the best and each word's weight, so a scan that scored otherwise
+// recalled otherwise: on the relevance suite it injected 124 learnings where the index
+// injected 113, 6 queries with something irrelevant where the index had 2
+// (TestScanRecallsAsTheIndex in package recall holds them equal).
 type scanner struct {
 	docs  []Doc
 	words [][]map[string]int // per doc, per text field: analyzed word → count
-	note  string             // set when the scan stopped early
+	size  [][]int            // per doc, per text field: its number of words (repeats count)
+	// df is, per text field, how many learnings hold each word in it; avg, per text field,
+	// bleve's "average length" for BM25: the words of the field's dictionary over the
+	// number of learnings, rounded up.
+	df   []map[string]uint64
+	avg  []float64
+	note string // set when the scan stopped early
 }
 
 func newScanner(ctx context.Context, r *gitstore.Repo, t target) (*scanner, error) {
@@ -41,17 +52,37 @@ func newScanner(ctx context.Context, r *gitstore.Repo, t target) (*scanner, erro
 		}
 		sc.docs = append(sc.docs, d)
 		var fw []map[string]int
+		var size []int
 		for _, field := range textFields {
 			m := map[string]int{}
-			for _, w := range analyzeAll(FieldText(d, field)) {
-				m[w]++
+			ts := tokens(FieldText(d, field))
+			for _, t := range ts {
+				m[t.term]++
 			}
 			fw = append(fw, m)
+			size = append(size, len(ts))
 		}
 		sc.words = append(sc.words, fw)
+		sc.size = append(sc.size, size)
+	}
+	sc.df = make([]map[string]uint64, len(textFields))
+	sc.avg = make([]float64, len(textFields))
+	for k := range textFields {
+		sc.df[k] = map[string]uint64{}
+		for _, fw := range sc.words {
+			for w := range fw[k] {
+				sc.df[k][w]++
+			}
+		}
+		if n := len(sc.docs); n > 0 {
+			sc.avg[k] = math.Ceil(float64(len(sc.df[k])) / float64(n))
+		}
 	}
 	return sc, nil
 }
+
+// BM25's parameters, as bleve's (search.BM25_k1, search.BM25_b).
+const bm25K1, bm25B = 1.2, 0.75
 
 // FieldText is the text of one of a learning's searched fields (lists one item a line).
 func FieldText(d Doc, field string) string {
@@ -66,15 +97,6 @@ func FieldText(d Doc, field string) string {
 		return strings.Join(d.Triggers, "\n")
 	}
 	return d.Body
-}
-
-// analyzeAll is Analyze with repeats kept (they count).
-func analyzeAll(text string) []string {
-	var out []string
-	for _, w := range strings.Fields(text) {
-		out = append(out, Analyze(w)...)
-	}
-	return out
 }
 
 // a clause of a scanned query: any of alts (each a list of words that must all be present,
@@ -121,41 +143,41 @@ func scanClauses(q Query) []clause {
 }
 
 func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
-	clauses := scanClauses(q)
 	n := uint64(len(sc.docs))
-	df := map[string]uint64{}
-	for _, c := range clauses {
-		for _, a := range c.alts {
-			for _, w := range a.words {
-				df[w] = 0
-			}
-		}
-	}
+	res := &Result{MaxWeight: idf(n, 1)}
 	if len(q.Terms) > 0 {
-		for _, w := range q.Also {
-			df[w] = 0
+		// as Index.Search: a word's weight from the field that holds it in most learnings,
+		// and the search without the words most learnings hold
+		res.Weights = map[string]float64{}
+		for _, w := range append(append([]string(nil), q.Terms...), q.Also...) {
+			df := uint64(0)
+			for k := range textFields {
+				df = max(df, sc.df[k][w])
+			}
+			res.Weights[w] = idf(n, df)
 		}
+		q.Terms = informative(q.Terms, res.Weights, res.MaxWeight)
 	}
-	for _, fw := range sc.words {
-		for w := range df {
-			for _, m := range fw {
-				if m[w] > 0 {
-					df[w]++
-					break
-				}
+	// a recall query is one disjunction of a term query per word and field: bleve scales its
+	// scores by the query's norm and by the share of those term queries a learning matched,
+	// which recall compares across the topics of a session start (its "near the best" floor)
+	scale := 1.0
+	if len(q.Terms) > 0 {
+		sum := 0.0
+		for _, w := range q.Terms {
+			for k, f := range textFields {
+				x := fieldBoost[f] * idf(n, sc.df[k][w])
+				sum += x * x
 			}
 		}
+		scale = 1 / math.Sqrt(sum) / float64(len(q.Terms)*len(textFields))
 	}
-	weights := map[string]float64{}
-	for w, d := range df {
-		weights[w] = idf(n, d)
-	}
+	clauses := scanClauses(q)
 	keep := func(d Doc) bool {
 		return in(d.Status, q.statuses()) && (len(q.Projects) == 0 || in(d.Project, q.Projects)) &&
 			(len(q.Kinds) == 0 || in(d.Kind, q.Kinds)) && (len(q.Tags) == 0 || anyTag(d.Tags, q.Tags)) &&
 			(len(q.Paths) == 0 || in(d.Path, q.Paths))
 	}
-	res := &Result{Weights: weights, MaxWeight: idf(n, 1)}
 	for i, d := range sc.docs {
 		if ctx.Err() != nil {
 			break
@@ -165,12 +187,13 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 		}
 		score, ok := 0.0, true
 		hasShould, anyShould := false, false
+		matched := 0 // the (word, field) pairs found: bleve's coordination factor
 		for _, c := range clauses {
-			best := 0.0
+			best, bestN := 0.0, 0
 			for _, a := range c.alts {
-				s, found := sc.score(i, a, weights)
-				if found {
-					best = math.Max(best, s+1e-9)
+				s, m, found := sc.score(i, a, n)
+				if found && s+1e-9 > best {
+					best, bestN = s+1e-9, m
 				}
 			}
 			switch c.op {
@@ -184,10 +207,14 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 			}
 			if c.op != '-' {
 				score += best
+				matched += bestN
 			}
 		}
 		if !ok || hasShould && !anyShould && !hasMust(clauses) || score == 0 && len(clauses) > 0 && !onlyNot(clauses) {
 			continue
+		}
+		if len(q.Terms) > 0 {
+			score *= scale * float64(matched)
 		}
 		res.Hits = append(res.Hits, Hit{Doc: d, Score: score})
 	}
@@ -202,25 +229,38 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 	return res, nil
 }
 
-// score of doc i for one alternative: every word must be present (in field, if named).
-func (sc *scanner) score(i int, a alt, weights map[string]float64) (float64, bool) {
-	total := 0.0
+// score of doc i for one alternative: every word must be present (in field, if named). A
+// word found in a field scores as bleve's BM25 term query does, but for the query's norm:
+// the field's boost, its weight in that field squared (bleve's query weight times its field
+// weight), and the saturated, length-normalised square root of its count. It returns the
+// (word, field) pairs found too.
+func (sc *scanner) score(i int, a alt, n uint64) (float64, int, bool) {
+	total, pairs := 0.0, 0
 	for _, w := range a.words {
 		found := 0.0
 		for k, f := range textFields {
 			if a.field != "" && a.field != f {
 				continue
 			}
-			if tf := float64(sc.words[i][k][w]); tf > 0 {
-				found += fieldBoost[f] * tf / (tf + 1.2)
+			c := sc.words[i][k][w]
+			if c == 0 {
+				continue
 			}
+			tf := math.Sqrt(float64(c))
+			norm := 1.0
+			if sc.avg[k] > 0 {
+				norm = 1 - bm25B + bm25B*float64(sc.size[i][k])/sc.avg[k]
+			}
+			wf := idf(n, sc.df[k][w])
+			found += fieldBoost[f] * wf * wf * tf * bm25K1 / (tf + bm25K1*norm)
+			pairs++
 		}
 		if found == 0 {
-			return 0, false
+			return 0, 0, false
 		}
-		total += weights[w] * found
+		total += found
 	}
-	return total, true
+	return total, pairs, true
 }
 
 func hasMust(cs []clause) bool {

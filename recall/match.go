@@ -135,11 +135,19 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 		}
 		sc.Kind = m.Kind
 		c.scores = append(c.scores, sc)
-		total += sc.Weight
+		// an identifier no learning holds, in a commit subject, names new code (a function,
+		// a table, a model the branch adds): it cannot tell one learning from another, so
+		// it does not count in the subject's coverage, for or against
+		named := !(sc.Unseen && t.Kind == Whole && tp.Kind == "commit")
+		if named {
+			total += sc.Weight
+		}
 		if sc.Credit == 0 {
 			continue
 		}
-		got += sc.Credit * sc.Weight
+		if named {
+			got += sc.Credit * sc.Weight
+		}
 		c.Rarity += sc.Credit * sc.Weight
 		m.Weight, m.Strength = sc.Credit*sc.Weight, sc.Strength
 		c.Matches = append(c.Matches, m)

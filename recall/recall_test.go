@@ -193,3 +193,33 @@ func TestPhrases(t *testing.T) {
 		t.Errorf("longestRun: %d %d", start, n)
 	}
 }
+
+// TestNewCodeInACommitSubject: an identifier no learning holds, named by a commit subject
+// (the model, table or function the branch adds), counts neither for nor against a
+// learning's coverage of that subject; one a learning holds still counts.
+func TestNewCodeInACommitSubject(t *testing.T) {
+	_, ix := relevanceIndex(t)
+	ctx := context.Background()
+	cover := func(subject, key string) float64 {
+		t.Helper()
+		tps := StartTopics(Workspace{Subjects: []string{subject}})
+		res, err := ix.Search(ctx, index.Query{Terms: tps[0].words(), Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			if strings.Contains(strings.ToLower(h.Title), key) {
+				return assess(h, tps[0], res).Coverage
+			}
+		}
+		t.Fatalf("%q: no hit titled with %q", subject, key)
+		return 0
+	}
+	bare := cover("dbt: add the tickets staging model", "naming layers")
+	if got := cover("dbt: add the tickets staging model stg_qqzendesk__tickets", "naming layers"); got != bare {
+		t.Errorf("a new identifier moved the coverage: %.2f, without it %.2f", got, bare)
+	}
+	if got := cover("dbt: add the tickets staging model fct_orders", "naming layers"); got >= bare {
+		t.Errorf("an identifier other learnings hold did not count against this one: %.2f, without it %.2f", got, bare)
+	}
+}

@@ -203,12 +203,12 @@ func (f figures) fail(t *testing.T, name string) {
 // (labelled neither relevant nor related), the negative queries (nothing labelled) left
 // silent, and the share of labelled-relevant learnings found at each hook. It holds the
 // first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to the figures reached
-// (the targets, 0.75 and 0.7, are not: see the README).
+// (80/126 and 26/38; the targets, 0.75 and 0.7, are not: see the README).
 func TestRelevance(t *testing.T) {
 	r, keys, qs := relevanceRepo(t)
 	f := measure(t, r, keys, qs)
 	f.log(t, "relevance")
-	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.6 || f.share("start") < 0.55 {
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.63 || f.share("start") < 0.68 {
 		f.fail(t, "relevance")
 	}
 }
@@ -252,5 +252,32 @@ func TestRelevanceHeldout(t *testing.T) {
 	f.log(t, "held out")
 	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.75 || f.share("start") < 0.7 {
 		f.fail(t, "held out")
+	}
+}
+
+// TestRelevanceHeldout2 measures the second held-out set (fixtures/relevance/heldout2.yaml):
+// 57 queries over the same corpus, the learnings they ask about drawn at random, written and
+// labelled from the learnings' text before the second round of tuning for issue 16, without
+// running recall on them. First measured (before any change of that round): precision@3
+// 0.868 (46 of 53 injected relevant; related ones count against it), 2 of 57 queries
+// injecting something irrelevant (3.5%), 31/36 found at UserPromptSubmit, 15/17 at
+// SessionStart, 8/8 negatives silent. Precision is under issue 16's 0.9 on this set, so the
+// test holds the figures first measured as floors (a change may not lose on them) and the
+// targets where they are met (≤ 5% dirty, every negative silent).
+func TestRelevanceHeldout2(t *testing.T) {
+	r, keys, _ := relevanceRepo(t)
+	ls, _, err := fixtures.Relevance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := fixtures.RelevanceHeldout2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLabels(t, ls, qs)
+	f := measure(t, r, keys, qs)
+	f.log(t, "held out 2")
+	if f.precision() < 0.86 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.86 || f.share("start") < 0.88 {
+		f.fail(t, "held out 2")
 	}
 }
