@@ -18,43 +18,83 @@ import (
 // team memory's main holds it (promoted and merged, or written there), else "personal".
 var memories = []string{"personal", "team"}
 
-// teamIDs is what one team memory's main holds: the learning ids in its tree, read from the
-// paths alone (no file parsed), again only when the team's HEAD moved.
-type teamIDs struct {
+// teamState is one team memory as the server keeps it for its life: the repository open
+// (opening one per request cost 0.49 ms against 0.02 ms for reading the HEAD of one kept
+// open, BenchmarkHandles/team), opened again when its HEAD moves (a sync fetched a pack
+// go-git sees only on a fresh open) or it cannot be read; the learning ids its main holds,
+// read from the paths alone (no file parsed), again only when HEAD moved.
+type teamState struct {
+	repo *gitstore.Repo
 	head plumbing.Hash
 	ids  map[string]bool
 }
 
-// teams returns the team memories' names and, per learning id, the teams holding it.
+// team returns the kept state of team name, brought to its HEAD; nil when it cannot be
+// opened (removed, or not a memory).
+func (s *Server) team(personal *gitstore.Repo, name string) *teamState {
+	t := s.teamStates[name]
+	if t != nil {
+		head, err := t.repo.Head()
+		if err == nil && head == t.head {
+			return t
+		}
+		t.repo.Close()
+		delete(s.teamStates, name)
+	}
+	tr, err := team.Open(personal, name)
+	if err != nil {
+		return nil
+	}
+	head, err := tr.Head()
+	if err != nil {
+		tr.Close()
+		return nil
+	}
+	t = &teamState{repo: tr, head: head, ids: map[string]bool{}}
+	files, err := tr.Walk(learnings.Dir)
+	if err != nil {
+		tr.Close()
+		return nil
+	}
+	for _, f := range files {
+		if id, ok := learnings.IDFromPath(f.Path); ok {
+			t.ids[id] = true
+		}
+	}
+	s.teamStates[name] = t
+	return t
+}
+
+// teams returns the team memories' names and, per learning id, the teams holding it. A team
+// no longer there is closed and forgotten.
 func (s *Server) teams(personal *gitstore.Repo) (names []string, in map[string][]string) {
 	in = map[string][]string{}
 	names = team.Names(personal)
 	slices.Sort(names)
+	for name, t := range s.teamStates {
+		if !slices.Contains(names, name) {
+			t.repo.Close()
+			delete(s.teamStates, name)
+		}
+	}
 	for _, name := range names {
-		tr, err := team.Open(personal, name)
-		if err != nil {
+		t := s.team(personal, name)
+		if t == nil {
 			continue
 		}
-		head, err := tr.Head()
-		c, ok := s.teamCache[name]
-		if err == nil && (!ok || c.head != head) {
-			c = teamIDs{head: head, ids: map[string]bool{}}
-			files, err := tr.Walk(learnings.Dir)
-			if err == nil {
-				for _, f := range files {
-					if id, ok := learnings.IDFromPath(f.Path); ok {
-						c.ids[id] = true
-					}
-				}
-				s.teamCache[name] = c
-			}
-		}
-		tr.Close()
-		for id := range c.ids {
+		for id := range t.ids {
 			in[id] = append(in[id], name)
 		}
 	}
 	return names, in
+}
+
+// closeTeams closes the team memories kept open.
+func (s *Server) closeTeams() {
+	for name, t := range s.teamStates {
+		t.repo.Close()
+		delete(s.teamStates, name)
+	}
 }
 
 // promoteResult is what the learning's page says after a promotion.
