@@ -147,8 +147,10 @@ func BenchmarkFreshness(b *testing.B) {
 }
 
 // BenchmarkListPageTeam is the list page at 10,000 learnings with a team memory of 1,000
-// beside them (the team/personal badges: the team kept open and its HEAD read each request,
-// its ids walked again only when it moved), against the same page without a team.
+// beside them, none of which the personal memory holds (the team/personal badges: the team
+// kept open and its HEAD read each request, its ids walked again only when it moved; its
+// learnings parsed once and listed beside yours, each with its review), against the same
+// page without a team.
 func BenchmarkListPageTeam(b *testing.B) {
 	ctx := context.Background()
 	s, c := benchServer(b, 10000)

@@ -44,12 +44,16 @@ type facet struct {
 }
 
 type row struct {
-	L       *learnings.Learning
-	Fresh   anchor.State // Unchecked when its project's work tree is not known here
-	Teams   []string     // the team memories whose main holds it
-	Score   float64
-	Snippet template.HTML
-	path    string // the index's id of a search hit
+	L     *learnings.Learning
+	Fresh anchor.State // Unchecked when its project's work tree is not known here
+	Teams []string     // the team memories whose main holds it (for Team's row: the others)
+	// Team is set on a learning the personal memory does not hold: the team memory it is
+	// shown from (read-only), and whether that team reviewed it
+	Team     string
+	Reviewed bool
+	Score    float64
+	Snippet  template.HTML
+	path     string // the index's id of a search hit
 }
 
 type listData struct {
@@ -152,9 +156,19 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 		d.Statuses = append(d.Statuses, string(k))
 	}
 	d.FreshStates, d.Memories = freshStates, memories
+	// the team memories first: the learnings only they hold are listed too
+	var inTeams map[string][]string
+	d.Teams, inTeams = s.teams(repo)
+	var teamRows []row
+	if f.Q == "" && f.Memory != "personal" {
+		teamRows = s.teamOnly(d.Teams, c.byID, inTeams)
+	}
 	counts := map[string]int{}
 	for _, l := range c.all {
 		counts[l.Project]++
+	}
+	for _, r := range teamRows {
+		counts[r.L.Project]++
 	}
 	for p, n := range counts {
 		d.Projects = append(d.Projects, facet{p, n})
@@ -170,6 +184,11 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 		for _, l := range c.all {
 			if f.keep(l) {
 				rows = append(rows, row{L: l})
+			}
+		}
+		for _, r := range teamRows {
+			if f.keep(r.L) {
+				rows = append(rows, r)
 			}
 		}
 	} else {
@@ -202,11 +221,13 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 		}
 		defer ix.Close()
 		explain = func(rows []row) {
-			paths := make([]string, len(rows))
+			var paths []string
 			at := map[string]int{}
 			for i, r := range rows {
-				paths[i] = r.path
-				at[paths[i]] = i
+				if r.Team == "" { // a team's hit has its snippet from its team's index
+					paths = append(paths, r.path)
+					at[r.path] = i
+				}
 			}
 			if len(paths) == 0 {
 				return
@@ -239,6 +260,13 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 			}
 			rows = append(rows, row{L: l, Score: h.Score, path: h.Path})
 		}
+		if f.Memory != "personal" {
+			for _, r := range s.teamSearch(ctx, repo, d.Teams, q, c.byID, inTeams) {
+				if f.keep(r.L) {
+					rows = append(rows, r)
+				}
+			}
+		}
 	}
 	// freshness reads the projects' work trees: for every candidate when it filters, else
 	// for the page's rows only
@@ -247,8 +275,6 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 	if f.Fresh != "" {
 		rows = filterFresh(chk, rows, f.Fresh)
 	}
-	var inTeams map[string][]string
-	d.Teams, inTeams = s.teams(repo)
 	if f.Memory != "" {
 		rows = slices.DeleteFunc(rows, func(r row) bool { return (len(inTeams[r.L.ID]) > 0) != (f.Memory == "team") })
 	}
@@ -295,7 +321,9 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 	}
 	explain(d.Rows)
 	for i := range d.Rows {
-		d.Rows[i].Teams = inTeams[d.Rows[i].L.ID]
+		if d.Rows[i].Team == "" {
+			d.Rows[i].Teams = inTeams[d.Rows[i].L.ID]
+		}
 	}
 	if p > 1 {
 		d.Prev = f.url(p - 1)
