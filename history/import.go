@@ -406,6 +406,9 @@ func (a *Archive) dropStream(st *state, name string, w *writer) error {
 	return nil
 }
 
+// errStoreDamaged: a store shorter than its sums say.
+var errStoreDamaged = errors.New("the archive's store of this session cannot be read as its sums say")
+
 // importDiff stores again the records of a stream that its file changed (rd.at), removes
 // those it no longer holds, and adds the new ones: their documents, their lines in the
 // store (from the first change on, the lines that did not change copied as they are) and
@@ -435,7 +438,7 @@ func (a *Archive) importDiff(strm *Stream, sess *Session, old []sum, rd *fileRea
 		}
 	}
 	if first >= n && first >= total {
-		return false, nil // nothing the store keeps changed (a $set, a line Gemini did not keep)
+		return true, nil // nothing the store keeps changed (a $set, a line Gemini did not keep): the file's state did
 	}
 	startAt := int64(0)
 	if first > 0 {
@@ -446,13 +449,13 @@ func (a *Archive) importDiff(strm *Stream, sess *Session, old []sum, rd *fileRea
 	if first < n {
 		f, err := os.Open(a.storePath(strm.Name))
 		if err != nil {
-			return false, fmt.Errorf("read the store of %s: %w", strm.Name, err)
+			return false, fmt.Errorf("%w: %s: %v", errStoreDamaged, strm.Name, err)
 		}
 		tail = make([]byte, strm.Bytes-startAt)
 		_, err = f.ReadAt(tail, startAt)
 		f.Close()
 		if err != nil {
-			return false, fmt.Errorf("read the store of %s: %w", strm.Name, err)
+			return false, fmt.Errorf("%w: %s: %v", errStoreDamaged, strm.Name, err)
 		}
 	}
 	changed := make(map[int]int, len(rd.at)) // position → index in rd.recs
@@ -610,7 +613,15 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 	sess := st.Sessions[strm.Session]
 	a.updateSession(sess, s, j)
 	if j.diff {
-		return a.importDiff(strm, sess, j.sums, rd, w, rep, touched)
+		ok, err := a.importDiff(strm, sess, j.sums, rd, w, rep, touched)
+		if errors.Is(err, errStoreDamaged) {
+			// the store is not what its sums say (removed, cut short by hand): nothing is
+			// changed now, and the next import reads the file again whole
+			rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, err.Error() + "; it is read again whole by the next import"})
+			fst.Size = -1
+			return true, a.removeSums(strm.Name)
+		}
+		return ok, err
 	}
 	if len(recs) == 0 {
 		return true, nil

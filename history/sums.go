@@ -45,9 +45,12 @@ func (a *Archive) sumsPath(stream string) string {
 // when the file does not match them (missing, from an import that died, from before sums
 // were kept), and the stream is then read again whole.
 func (a *Archive) readSums(stream string, n int, size int64) ([]sum, bool) {
+	if n == 0 && size == 0 {
+		return nil, true // nothing stored yet (a session without a message kept)
+	}
 	data, err := os.ReadFile(a.sumsPath(stream))
-	if err != nil || len(data) < n*sumSize {
-		return nil, false
+	if err != nil || len(data) != n*sumSize {
+		return nil, false // (exactly: an import that died between the sums and the state leaves more or fewer)
 	}
 	out := make([]sum, n)
 	prev := int64(0)
