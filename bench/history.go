@@ -13,7 +13,9 @@ import (
 
 // runHistory measures the session history at n messages, whole process: `reflect history
 // import` of synthetic Claude Code and Codex transcripts (messages/s), the import the Stop
-// hook starts after a turn, and `reflect history search` of a rare needle, of common words,
+// hook starts after a turn (of a Claude Code session, and of a Gemini CLI session of 2,000
+// messages, which is read again whole and stored again in part), and `reflect history
+// search` of a rare needle, of common words,
 // of a Chinese needle and of a query that falls back to any word. Baselines in the same
 // run: reflect's start-up (`reflect version`) and `grep -rF` of the same needle over the
 // same transcript files (grep finds the lines; search also ranks them and reads windows).
