@@ -13,7 +13,9 @@ import (
 
 // runHistory measures the session history at n messages, whole process: `reflect history
 // import` of synthetic Claude Code and Codex transcripts (messages/s), the import the Stop
-// hook starts after a turn, and `reflect history search` of a rare needle, of common words,
+// hook starts after a turn (of a Claude Code session, and of a Gemini CLI session of 2,000
+// messages, which is read again whole and stored again in part), and `reflect history
+// search` of a rare needle, of common words,
 // of a Chinese needle and of a query that falls back to any word. Baselines in the same
 // run: reflect's start-up (`reflect version`) and `grep -rF` of the same needle over the
 // same transcript files (grep finds the lines; search also ranks them and reads windows).
@@ -80,6 +82,44 @@ func runHistory(n, runs int) error {
 			turn = append(turn, d)
 		}
 	}
+	// the same after a turn of a Gemini CLI session of 2,000 messages, which Gemini writes
+	// again in places (a message each time it changes): read whole, stored again in part
+	gemChats := filepath.Join(r.tmp, ".gemini", "tmp", "bench", "chats")
+	if err := os.MkdirAll(gemChats, 0o755); err != nil {
+		return err
+	}
+	os.WriteFile(filepath.Join(gemChats, "..", ".project_root"), []byte(projects[0]), 0o644)
+	var gem string
+	var g *fixtures.SynthGemini
+	var gemWhole, gemTurn []float64
+	for i := 0; i < runs+3; i++ {
+		if i%7 == 0 { // a new session every seventh run, imported whole
+			id := fmt.Sprintf("7c1e4a90-2b3d-4f5e-8a6b-%012d", i)
+			g = fixtures.NewSynthGemini(uint64(5+i), id)
+			gem = filepath.Join(gemChats, fmt.Sprintf("session-2026-08-21T10-%02d-%s.jsonl", i%60, id[:8]))
+			if err := os.WriteFile(gem, g.Session(2000), 0o644); err != nil {
+				return err
+			}
+			d, _, err := timed(".", bin, "--home", home, "history", "import", "--transcript", gem)
+			if err != nil {
+				return err
+			}
+			gemWhole = append(gemWhole, d)
+		}
+		f, err := os.OpenFile(gem, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		f.Write(g.Turn())
+		f.Close()
+		d, _, err := timed(".", bin, "--home", home, "history", "import", "--transcript", gem)
+		if err != nil {
+			return err
+		}
+		if i >= 3 {
+			gemTurn = append(gemTurn, d)
+		}
+	}
 	queries := []struct{ name, text string }{
 		{"a rare needle (" + needle + ")", needle},
 		{"two common words (cache retry)", "cache retry"},
@@ -130,6 +170,9 @@ func runHistory(n, runs int) error {
 		thousands(int(float64(st.Messages)/(importMs/1000))), float64(st.Bytes)/(1<<20)/(importMs/1000), float64(peak)/(1<<20))
 	fmt.Printf("| `history import` again, nothing new | %.0f ms | |\n", again)
 	fmt.Printf("| `history import --transcript` after one turn (the Stop hook's), median (p90) of %d | %s | |\n", len(turn), f(turn))
+	fmt.Printf("| the same after one turn of a Gemini CLI session of 2,000 messages, median (p90) of %d | %s | %.2f × the Claude Code turn's, %.2f × importing that session whole |\n",
+		len(gemTurn), f(gemTurn), pct(gemTurn, 50)/pct(turn, 50), pct(gemTurn, 50)/pct(gemWhole, 50))
+	fmt.Printf("| a Gemini CLI session of 2,000 messages imported whole, median (p90) of %d | %s | |\n", len(gemWhole), f(gemWhole))
 	fmt.Printf("\narchive: stores %.0f MB, index %.0f MB\n\n", float64(storeBytes)/(1<<20), float64(indexBytes)/(1<<20))
 	fmt.Printf("search, median (p90) of %d runs, from a clone of one of the four projects; beside it `reflect version` and `grep -rF` of the needle over the transcripts\n\n", runs)
 	fmt.Printf("| query | `reflect history search` | ÷ grep -rF needle |\n|---|---:|---:|\n")

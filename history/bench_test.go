@@ -77,3 +77,39 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// geminiSession writes a Gemini CLI session of at least n kept messages where the CLI keeps
+// it, and returns its path and its writer (to append turns).
+func geminiSession(tb testing.TB, n int) (string, *fixtures.SynthGemini) {
+	tb.Helper()
+	home := tb.TempDir()
+	chats := filepath.Join(home, ".gemini", "tmp", "webshop", "chats")
+	write(tb, filepath.Join(chats, "..", ".project_root"), []byte("/home/dev/src/webshop"))
+	g := fixtures.NewSynthGemini(3, "7c1e4a90-2b3d-4f5e-8a6b-9c0d1e2f3a4b")
+	path := filepath.Join(chats, "session-2026-08-21T10-04-7c1e4a90.jsonl")
+	write(tb, path, g.Session(n))
+	return path, g
+}
+
+// BenchmarkImportGeminiTurn is the Stop hook's import (AfterAgent) of a Gemini CLI session
+// of 2,000 messages after one more turn: Gemini writes a message again each time it
+// changes, so the file is not read from an offset.
+func BenchmarkImportGeminiTurn(b *testing.B) {
+	path, g := geminiSession(b, 2000)
+	a := newArchive(b)
+	o := ImportOptions{Files: []string{path}, LockTimeout: time.Second}
+	mustImport(b, a, o)
+	for b.Loop() {
+		b.StopTimer()
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Write(g.Turn())
+		f.Close()
+		b.StartTimer()
+		if _, err := a.Import(context.Background(), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package history
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +13,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -63,6 +67,7 @@ type Report struct {
 	New       int      `json:"new"`
 	Grown     int      `json:"grown"`
 	Rewritten int      `json:"rewritten"` // changed before the point the last import stopped: read again whole
+	Replaced  int      `json:"replaced"`  // messages removed because their file changed them (a Gemini message written again, a rewind)
 	Deferred  int      `json:"deferred"`  // changed, left for a later import by --limit-files
 	Sessions  int      `json:"sessions"`  // sessions that got new messages
 	Messages  int      `json:"messages"`  // messages added
@@ -109,6 +114,10 @@ type job struct {
 	// rewrite: the file changed before where the last import stopped; what was read of
 	// it is dropped and it is read again whole
 	rewrite bool
+	// diff: a Gemini CLI session read again whole, whose stored messages are kept up to
+	// the first that changed (sums.go); sums are theirs
+	diff bool
+	sums []sum
 }
 
 // Import reads what is new in the transcripts into the archive, under the import lock: a
@@ -145,7 +154,15 @@ func (a *Archive) Import(ctx context.Context, o ImportOptions) (*Report, error) 
 			drop = append(drop, j.prev.Stream)
 		}
 	}
-	w, err := a.openWriter(st, drop, o.LockTimeout, rep)
+	// a build of the index leaves out those and the streams a diff reads (it indexes what
+	// they keep: replaceFrom)
+	unbuilt := slices.Clone(drop)
+	for _, j := range jobs {
+		if j.diff {
+			unbuilt = append(unbuilt, j.prev.Stream)
+		}
+	}
+	w, err := a.openWriter(st, unbuilt, o.LockTimeout, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -278,8 +295,15 @@ func (a *Archive) plan(st *state, o ImportOptions, rep *Report) ([]job, error) {
 			}
 			if prev.Harness == string(transcript.HarnessGemini) && prev.Stream != "" {
 				// Gemini CLI writes a message again when it changes, rewinds and replaces
-				// the list: what was read of it may be wrong now, so it is read again whole
-				j.rewrite, j.from = true, 0
+				// the list: what was read of it may be wrong now, so it is read again whole,
+				// and what changed is stored again (sums.go); without sums that match the
+				// store, it is dropped and stored again whole
+				j.from, j.rewrite = 0, true
+				if strm := st.Streams[prev.Stream]; strm != nil {
+					if sums, ok := a.readSums(prev.Stream, strm.Messages, strm.Bytes); ok {
+						j.diff, j.sums, j.rewrite = true, sums, false
+					}
+				}
 			}
 		}
 		jobs = append(jobs, j)
@@ -382,6 +406,129 @@ func (a *Archive) dropStream(st *state, name string, w *writer) error {
 	return nil
 }
 
+// errStoreDamaged: a store shorter than its sums say.
+var errStoreDamaged = errors.New("the archive's store of this session cannot be read as its sums say")
+
+// importDiff stores again the records of a stream that its file changed (rd.at), removes
+// those it no longer holds, and adds the new ones: their documents, their lines in the
+// store (from the first change on, the lines that did not change copied as they are) and
+// their sums. When the index is being built, the records kept are indexed from the store
+// (openWriter left the stream out).
+func (a *Archive) importDiff(strm *Stream, sess *Session, old []sum, rd *fileRead, w *writer, rep *Report, touched map[string]bool) (bool, error) {
+	n, total := strm.Messages, rd.total
+	first := total // the first record that changes
+	if len(rd.at) > 0 {
+		first = rd.at[0]
+	}
+	if total < n && total < first {
+		first = total
+	}
+	if w.building() && first > 0 {
+		lines, err := a.readStore(strm.Name, first)
+		if err != nil {
+			return false, fmt.Errorf("read the store of %s: %w", strm.Name, err)
+		}
+		for seq := range lines {
+			if r, ok := lines.get(seq); ok {
+				if err := w.index(strm.Name, &r, sess.Project); err != nil {
+					return false, err
+				}
+				rep.Reindexed++
+			}
+		}
+	}
+	if first >= n && first >= total {
+		return true, nil // nothing the store keeps changed (a $set, a line Gemini did not keep): the file's state did
+	}
+	startAt := int64(0)
+	if first > 0 {
+		startAt = old[first-1].end
+	}
+	// the old lines from first on, to copy those that did not change
+	var tail []byte
+	if first < n {
+		f, err := os.Open(a.storePath(strm.Name))
+		if err != nil {
+			return false, fmt.Errorf("%w: %s: %v", errStoreDamaged, strm.Name, err)
+		}
+		tail = make([]byte, strm.Bytes-startAt)
+		_, err = f.ReadAt(tail, startAt)
+		f.Close()
+		if err != nil {
+			return false, fmt.Errorf("%w: %s: %v", errStoreDamaged, strm.Name, err)
+		}
+	}
+	changed := make(map[int]int, len(rd.at)) // position → index in rd.recs
+	for k, i := range rd.at {
+		changed[i] = k
+	}
+	replaced := 0
+	for seq := first; seq < n; seq++ {
+		if _, ok := changed[seq]; ok || seq >= total {
+			replaced++
+			if !w.building() {
+				if err := w.delete(docID(strm.Name, seq, old[seq].class)); err != nil {
+					return false, err
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	sums := make([]sum, 0, total-first)
+	for seq := first; seq < total; seq++ {
+		k, ok := changed[seq]
+		if !ok { // as it was: its line copied, its document left
+			from := int64(0)
+			if seq > 0 {
+				from = old[seq-1].end
+			}
+			buf.Write(tail[from-startAt : old[seq].end-startAt])
+			sums = append(sums, sum{hash: old[seq].hash, end: startAt + int64(buf.Len()), class: old[seq].class})
+			continue
+		}
+		r := &rd.recs[k]
+		r.Seq = seq
+		if err := enc.Encode(r); err != nil {
+			return false, err
+		}
+		sums = append(sums, sum{hash: rd.sums[k], end: startAt + int64(buf.Len()), class: r.class()})
+	}
+	f, err := os.OpenFile(a.storePath(strm.Name), os.O_RDWR|os.O_CREATE, 0o644)
+	if err == nil {
+		if err = f.Truncate(startAt); err == nil {
+			_, err = f.WriteAt(buf.Bytes(), startAt)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("write the store of %s: %w", strm.Name, err)
+	}
+	if err := a.writeSums(strm.Name, first, sums); err != nil {
+		return false, fmt.Errorf("write the sums of %s: %w", strm.Name, err)
+	}
+	if _, ok := changed[rd.prompt]; ok || rd.prompt < 0 {
+		sess.Prompt = ""
+		if ok {
+			sess.Prompt = clipRunes(oneLine(rd.recs[changed[rd.prompt]].Text), 200)
+		}
+	}
+	for k := range rd.recs {
+		if err := w.indexRead(strm.Name, &rd.recs[k], rd.bodies[k], sess.Project); err != nil {
+			return false, err
+		}
+	}
+	strm.Messages, strm.Bytes = total, startAt+int64(buf.Len())
+	sess.Messages += total - n
+	rep.Messages += len(rd.recs)
+	rep.Replaced += replaced
+	touched[sess.Key] = true
+	return true, nil
+}
+
 func without(list []string, s string) []string {
 	out := list[:0]
 	for _, x := range list {
@@ -406,11 +553,22 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 		rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, reason})
 		return true, nil
 	}
+	if j.diff && rd.total == 0 && len(j.sums) > 0 && (s.Torn || s.Skipped > 0) {
+		// a session that no longer reads as one (overwritten, half written, not JSON):
+		// the archive keeps what it holds of it, and the file is read again next time
+		reason := "no usable line (" + reasons(s.SkipReasons) + "), first at line " + strconv.Itoa(s.FirstSkip)
+		if s.Skipped == 0 {
+			reason = "not valid JSON at its end: it is being written"
+		}
+		rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, reason + "; the archive keeps the " +
+			strconv.Itoa(len(j.sums)) + " messages read of it before"})
+		return false, nil
+	}
 	rep.Read++
 	switch {
 	case j.prev == nil:
 		rep.New++
-	case j.rewrite:
+	case j.rewrite, j.diff && rd.replaces(len(j.sums)):
 		rep.Rewritten++
 	default:
 		rep.Grown++
@@ -425,7 +583,10 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 	}
 	fst := &fileState{Harness: string(s.Harness), Size: j.info.Size(), ModTime: j.info.ModTime(), Offset: s.End}
 	if j.prev != nil && !j.rewrite {
-		fst.Stream, fst.Lines, fst.Skipped = j.prev.Stream, j.prev.Lines, j.prev.Skipped
+		fst.Stream = j.prev.Stream
+		if !j.diff { // (a diff read the file whole)
+			fst.Lines, fst.Skipped = j.prev.Lines, j.prev.Skipped
+		}
 	}
 	fst.Lines += s.Lines
 	fst.Skipped += s.Skipped
@@ -451,6 +612,17 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 	strm := st.Streams[fst.Stream]
 	sess := st.Sessions[strm.Session]
 	a.updateSession(sess, s, j)
+	if j.diff {
+		ok, err := a.importDiff(strm, sess, j.sums, rd, w, rep, touched)
+		if errors.Is(err, errStoreDamaged) {
+			// the store is not what its sums say (removed, cut short by hand): nothing is
+			// changed now, and the next import reads the file again whole
+			rep.SkippedFiles = append(rep.SkippedFiles, SkippedFile{j.path, err.Error() + "; it is read again whole by the next import"})
+			fst.Size = -1
+			return true, a.removeSums(strm.Name)
+		}
+		return ok, err
+	}
 	if len(recs) == 0 {
 		return true, nil
 	}
@@ -489,9 +661,18 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 			sess.Prompt = clipRunes(oneLine(r.Text), 200)
 		}
 	}
-	size, err := a.appendStore(strm.Name, strm.Bytes, recs)
+	size, ends, err := a.appendStore(strm.Name, strm.Bytes, recs)
 	if err != nil {
 		return false, fmt.Errorf("write the store of %s: %w", strm.Name, err)
+	}
+	if rd.sums != nil {
+		add := make([]sum, len(recs))
+		for i := range recs {
+			add[i] = sum{hash: rd.sums[i], end: ends[i], class: recs[i].class()}
+		}
+		if err := a.writeSums(strm.Name, strm.Messages, add); err != nil {
+			return false, fmt.Errorf("write the sums of %s: %w", strm.Name, err)
+		}
 	}
 	for i := range recs {
 		if err := w.indexRead(strm.Name, &recs[i], rd.bodies[i], sess.Project); err != nil {
@@ -507,9 +688,13 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 }
 
 // keep turns a read into the records a store keeps: no system lines, no thinking, no empty
-// messages; every string redacted, then clipped.
-func keep(s *transcript.Session) []record {
-	var out []record
+// messages; every string redacted, then clipped. With sums (a harness whose streams keep
+// them), each record is also summed before redaction (hashRecord), and a record whose sum is
+// old's at its place is not returned, nor redacted: the store keeps it as it is. at then
+// says where in the stream each record returned goes, total how many the file holds now,
+// and prompt where the first of a person's prompts is (-1: none).
+func keep(s *transcript.Session, withSums bool, old []sum) (recs []record, sums []uint64, at []int, total, prompt int) {
+	prompt = -1
 	for _, m := range s.Messages {
 		if m.Role == transcript.RoleSystem || m.Kind == transcript.KindThinking {
 			continue
@@ -518,16 +703,43 @@ func keep(s *transcript.Session) []record {
 			continue
 		}
 		r := record{
-			Role: string(m.Role), Kind: string(m.Kind), Tool: m.ToolName,
-			Input: clip(redact.String(m.ToolInput), maxStored), Text: clip(redact.String(m.Text), maxStored),
+			Role: string(m.Role), Kind: string(m.Kind), Tool: m.ToolName, Input: m.ToolInput, Text: m.Text,
 			Error: m.IsError, Exit: m.ExitCode, Side: m.Sidechain, Call: m.CallID, Proc: m.Process,
 		}
 		if !m.Timestamp.IsZero() {
 			r.Time = m.Timestamp.UTC()
 		}
-		out = append(out, r)
+		if prompt < 0 && r.Role == roleUser && r.Kind == kindText && !r.Side {
+			prompt = len(recs)
+		}
+		recs = append(recs, r)
 	}
-	return out
+	total = len(recs)
+	if withSums {
+		sums = make([]uint64, len(recs))
+		var buf []byte
+		for i := range recs {
+			sums[i], buf = hashRecord(&recs[i], buf)
+		}
+		if old != nil {
+			n := 0
+			at = make([]int, 0, 8)
+			for i := range recs {
+				if i < len(old) && old[i].hash == sums[i] {
+					continue
+				}
+				recs[n], sums[n] = recs[i], sums[i]
+				at = append(at, i)
+				n++
+			}
+			recs, sums = recs[:n], sums[:n]
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		r.Input, r.Text = clip(redact.String(r.Input), maxStored), clip(redact.String(r.Text), maxStored)
+	}
+	return recs, sums, at, total, prompt
 }
 
 // newStream names the store of a file read for the first time and files it under its

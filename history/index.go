@@ -51,7 +51,7 @@ const buildMergeMax = 64
 
 // openWriter opens the index for writing. When there is none (or it cannot be read) it
 // starts a build, and first gives the builder every message already in the stores, except
-// those of the streams about to be dropped.
+// those of the streams in drop (about to be dropped, or read by a diff).
 func (a *Archive) openWriter(st *state, drop []string, timeout time.Duration, rep *Report) (*writer, error) {
 	w := &writer{a: a, t: newTermer(), ops: make(chan op, 512), done: make(chan error, 1)}
 	if _, err := os.Stat(filepath.Join(a.indexDir(), "index_meta.json")); err == nil {

@@ -26,8 +26,17 @@ type fileRead struct {
 	head    string
 	headLen int64
 	headErr error
-	recs    []record // keep(s)
+	recs    []record // keep(s): for a diff job, only those that changed
+	sums    []uint64 // the sums of recs, for a harness whose streams keep them
+	at      []int    // a diff job's: where each of recs goes in the stream
+	total   int      // records the file holds
+	prompt  int      // where the first of a person's prompts is among them (-1: none)
 	bodies  []terms  // the terms of each record's input and text (not its tool: see termer.join)
+}
+
+// replaces reports whether a diff read changes or removes any of the n records stored.
+func (r *fileRead) replaces(n int) bool {
+	return r.total < n || len(r.at) > 0 && r.at[0] < n
 }
 
 // terms are the text field and CJK grams termer makes of a string.
@@ -124,7 +133,14 @@ func readFile(j job, t *termer, storePath func(stream string) string) *fileRead 
 	}
 	// hash only what was read: bytes past it may still change (a line being written)
 	r.head, r.headLen, r.headErr = headHash(j.path, min(headBytes, r.s.End))
-	r.recs = keep(r.s)
+	var old []sum
+	if j.diff {
+		old = j.sums[:len(j.sums):len(j.sums)]
+		if old == nil {
+			old = []sum{}
+		}
+	}
+	r.recs, r.sums, r.at, r.total, r.prompt = keep(r.s, sumsKept(r.s.Harness), old)
 	if len(r.recs) > 0 && (j.prev == nil || j.prev.Stream == "" || j.rewrite) && storePath != nil {
 		// the store a new file will most likely get, created here rather than on the
 		// goroutine that files the reads: creating a file costs 0.3–0.7 ms of CPU here, and

@@ -160,8 +160,12 @@ func (r *Report) WriteText(w io.Writer) {
 	if len(parts) > 0 {
 		detail = " (" + strings.Join(parts, ", ") + ")"
 	}
-	fmt.Fprintf(w, "read %d of %s%s: %s in %s, %s, in %.2fs\n", r.Read, plural(r.Found, "transcript file"), detail,
-		plural(r.Messages, "new message"), plural(r.Sessions, "session"), bytesize(r.Bytes), r.Seconds)
+	replaced := ""
+	if r.Replaced > 0 {
+		replaced = " (" + plural(r.Replaced, "message") + " replaced: their file changed them)"
+	}
+	fmt.Fprintf(w, "read %d of %s%s: %s%s in %s, %s, in %.2fs\n", r.Read, plural(r.Found, "transcript file"), detail,
+		plural(r.Messages, "new message"), replaced, plural(r.Sessions, "session"), bytesize(r.Bytes), r.Seconds)
 	if len(r.Folders) > 0 {
 		var read []string
 		for _, f := range r.Folders {

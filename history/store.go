@@ -92,36 +92,41 @@ func clip(s string, max int) string {
 }
 
 // appendStore cuts the store of stream back to size (an import that died may have left
-// more) and appends recs.
-func (a *Archive) appendStore(stream string, size int64, recs []record) (int64, error) {
+// more) and appends recs; it returns the store's new size and where each record's line ends.
+func (a *Archive) appendStore(stream string, size int64, recs []record) (int64, []int64, error) {
 	p := a.storePath(stream)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer f.Close()
 	if err := f.Truncate(size); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
+	ends := make([]int64, len(recs))
 	for i := range recs {
 		if err := enc.Encode(&recs[i]); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
+		ends[i] = size + int64(buf.Len())
 	}
 	if _, err := f.WriteAt(buf.Bytes(), size); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return size + int64(buf.Len()), nil
+	return size + int64(buf.Len()), ends, nil
 }
 
-// removeStore deletes a stream's store.
+// removeStore deletes a stream's store and its sums.
 func (a *Archive) removeStore(stream string) error {
+	if err := a.removeSums(stream); err != nil {
+		return err
+	}
 	err := os.Remove(a.storePath(stream))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/reflect-memory/reflect/fixtures"
 )
 
 // grow repeats a fixture until it is at least size bytes, renaming its ids in every copy
@@ -89,4 +91,11 @@ func BenchmarkReadHosts(b *testing.B) {
 	b.Run("gemini-16MB", func(b *testing.B) { benchRead(b, HarnessGemini, growIDs(b, "gemini-session.jsonl", 16<<20)) })
 	b.Run("copilot-16MB", func(b *testing.B) { benchRead(b, HarnessCopilot, growIDs(b, "copilot-events.jsonl", 16<<20)) })
 	b.Run("cursor-16MB", func(b *testing.B) { benchRead(b, HarnessCursor, growIDs(b, "cursor-transcript.jsonl", 16<<20)) })
+}
+
+// BenchmarkReadGemini2000 reads a Gemini CLI session of 2,000 kept messages as the CLI
+// writes it (each gemini message written three times a turn): what the history import reads
+// again after every turn (history's BenchmarkImportGeminiTurn).
+func BenchmarkReadGemini2000(b *testing.B) {
+	benchRead(b, HarnessGemini, fixtures.NewSynthGemini(3, "7c1e4a90-2b3d-4f5e-8a6b-9c0d1e2f3a4b").Session(2000))
 }

@@ -1,12 +1,12 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -22,10 +22,13 @@ import (
 // session-….json holding {sessionId, …, messages: […]}; it is read by readGeminiJSON.
 //
 // Rules this reader follows:
-//   - Messages come out in the order of their latest version's line, and each carries that
-//     line's offset, so a capture that resumes at an offset takes a message again when it
-//     changed since (its tool results arrived). The history import reads a changed Gemini
-//     file again whole (a rewind or a $set can change what came before).
+//   - Messages come out in the order they were first written (Gemini's loader keeps a
+//     message written again in its place: more-hosts.md §E.7 "dedupe by id, last one wins,
+//     keep first-seen order"), and each carries the offset of its latest version's line, so
+//     a capture that resumes at an offset takes a message again when it changed since (its
+//     tool results arrived). The history import reads a changed Gemini file again whole (a
+//     rewind or a $set can change what came before) and stores again only the messages that
+//     changed, which a message kept in its place makes few (history/sums.go).
 //   - A gemini message gives its thoughts (KindThinking), its text, then each tool call and,
 //     once it has one, its result. A result fails when the call's status is error or
 //     cancelled, or when a shell call's output says "Exit Code: N" with N ≠ 0 (Gemini's
@@ -40,14 +43,23 @@ import (
 type geminiParser struct {
 	s      *Session
 	base   int64
-	order  []string // ids, by the offset of their latest version
-	msgs   map[string][]Message
+	order  []string // ids, in the order they were first written
+	msgs   map[string]geminiMsg
 	anon   int
 	subdir bool
 }
 
 func newGeminiParser(s *Session, base int64, h hints) *geminiParser {
-	return &geminiParser{s: s, base: base, msgs: map[string][]Message{}, subdir: h.sidechain}
+	return &geminiParser{s: s, base: base, msgs: map[string]geminiMsg{}, subdir: h.sidechain}
+}
+
+// geminiMsg is the latest version of a message: it is converted once, when the read ends.
+// Gemini writes a message again each time it changes (three or four times a turn), and
+// converting every version took most of a read of a 2,000-message session (CPU profile of
+// history's BenchmarkImportGeminiTurn).
+type geminiMsg struct {
+	raw []byte // its JSON object, a copy of its own
+	off int64
 }
 
 func (p *geminiParser) line(raw []byte, off int64) string {
@@ -66,16 +78,16 @@ func (p *geminiParser) line(raw []byte, off int64) string {
 		}
 		p.meta(set)
 		if set.has("messages") {
-			p.order, p.msgs = nil, map[string][]Message{}
+			p.order, p.msgs = nil, map[string]geminiMsg{}
 			for _, m := range set.arr("messages") {
 				if mf := objectOf(m); mf != nil {
-					p.message(mf, off)
+					p.message(mf, bytes.Clone(m), off)
 				}
 			}
 		}
 		return ""
 	case f.has("type"):
-		p.message(f, off)
+		p.message(f, bytes.Clone(raw), off)
 		return ""
 	case f.has("sessionId"):
 		p.meta(f)
@@ -119,28 +131,21 @@ func (p *geminiParser) rewind(id string) {
 		}
 	}
 	if p.base > 0 {
-		p.order, p.msgs = nil, map[string][]Message{}
+		p.order, p.msgs = nil, map[string]geminiMsg{}
 	}
 }
 
-// message records the latest version of one message.
-func (p *geminiParser) message(f fields, off int64) {
+// message records the latest version of one message: raw, its object (not shared).
+func (p *geminiParser) message(f fields, raw []byte, off int64) {
 	id := f.str("id")
 	if id == "" {
 		p.anon++
 		id = fmt.Sprintf("\x00anon-%d", p.anon)
 	}
-	if _, ok := p.msgs[id]; ok {
-		// from the end: a message is written again while it is the latest, or nearly
-		for i := len(p.order) - 1; i >= 0; i-- {
-			if p.order[i] == id {
-				p.order = append(p.order[:i], p.order[i+1:]...)
-				break
-			}
-		}
+	if _, ok := p.msgs[id]; !ok {
+		p.order = append(p.order, id)
 	}
-	p.order = append(p.order, id)
-	p.msgs[id] = p.convert(f, id, off)
+	p.msgs[id] = geminiMsg{raw: raw, off: off}
 }
 
 func (p *geminiParser) convert(f fields, id string, off int64) []Message {
@@ -211,8 +216,48 @@ func (p *geminiParser) convert(f fields, id string, off int64) []Message {
 	return out
 }
 
-// geminiExit finds the exit code Gemini's shell tool writes into its output.
-var geminiExit = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
+// geminiExitCode finds the exit code Gemini's shell tool writes into its output: the first
+// line that is "Exit Code: N" (spaces after it allowed). It was the regular expression
+// `(?m)^Exit Code: (-?\d+)\s*$`, which took 19 ms of the 33 ms that reading a 2,000-message
+// session took (CPU profile of history's BenchmarkImportGeminiTurn); this scan finds the
+// same line (TestGeminiExitCode holds it to the expression).
+func geminiExitCode(text string) (int, bool) {
+	const key = "Exit Code: "
+	for from := 0; ; {
+		i := strings.Index(text[from:], key)
+		if i < 0 {
+			return 0, false
+		}
+		i += from
+		from = i + len(key)
+		if i > 0 && text[i-1] != '\n' {
+			continue
+		}
+		j := from
+		if j < len(text) && text[j] == '-' {
+			j++
+		}
+		d := j
+		for j < len(text) && '0' <= text[j] && text[j] <= '9' {
+			j++
+		}
+		if j == d {
+			continue
+		}
+		k := j
+		for k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r' || text[k] == '\f') {
+			k++
+		}
+		if k < len(text) && text[k] != '\n' {
+			continue
+		}
+		n, err := strconv.Atoi(text[from:j])
+		if err != nil {
+			continue
+		}
+		return n, true
+	}
+}
 
 // geminiResult is a tool call's result, once the call has one.
 func geminiResult(cf fields, base Message) (Message, bool) {
@@ -236,12 +281,10 @@ func geminiResult(cf fields, base Message) (Message, bool) {
 			m.Text = "tool call " + status
 		}
 	}
-	if sm := geminiExit.FindStringSubmatch(text); sm != nil {
-		if n, err := strconv.Atoi(sm[1]); err == nil {
-			m.ExitCode = intPtr(n)
-			if n != 0 {
-				m.IsError = true
-			}
+	if n, ok := geminiExitCode(text); ok {
+		m.ExitCode = intPtr(n)
+		if n != 0 {
+			m.IsError = true
 		}
 	}
 	return m, true
@@ -286,8 +329,11 @@ func geminiResultText(raw json.RawMessage) string {
 
 func (p *geminiParser) finish() {
 	for _, id := range p.order {
-		for _, m := range p.msgs[id] {
-			p.s.add(m)
+		m := p.msgs[id]
+		if f := objectOf(m.raw); f != nil {
+			for _, msg := range p.convert(f, id, m.off) {
+				p.s.add(msg)
+			}
 		}
 	}
 }
@@ -310,7 +356,7 @@ func readGeminiJSON(f *os.File, path string, offset int64, hi hints) (*Session, 
 	size := fi.Size()
 	s.End = max(offset, 0)
 	skip := func(reason string) (*Session, error) {
-		s.Lines, s.Skipped, s.SkipReasons, s.End = 1, 1, map[string]int{reason: 1}, size
+		s.Lines, s.Skipped, s.SkipReasons, s.End, s.FirstSkip = 1, 1, map[string]int{reason: 1}, size, 1
 		return s, nil
 	}
 	if size > maxGeminiJSON {
@@ -343,7 +389,7 @@ func readGeminiJSON(f *os.File, path string, offset int64, hi hints) (*Session, 
 			continue
 		}
 		if mf := objectOf(el.raw); mf != nil {
-			p.message(mf, el.off)
+			p.message(mf, el.raw, el.off)
 		}
 	}
 	p.finish()

@@ -125,6 +125,9 @@ type Session struct {
 	// does not know are ignored, not skipped.
 	Lines, Skipped int
 	SkipReasons    map[string]int
+	// FirstSkip is the number of the first line skipped (counted from where the read
+	// started, from 1), 0 when none was.
+	FirstSkip int
 	// Torn is set when the last line had no newline and did not parse (or is longer than
 	// MaxLine): the host is still writing it. It is not counted in Lines, and End stops
 	// before it.
@@ -319,6 +322,9 @@ func read(r io.Reader, base int64, h Harness, hi hints) (*Session, error) {
 			}
 			s.Lines++
 			s.Skipped++
+			if s.FirstSkip == 0 {
+				s.FirstSkip = s.Lines
+			}
 			if s.SkipReasons == nil {
 				s.SkipReasons = make(map[string]int)
 			}
@@ -370,6 +376,9 @@ func consume(s *Session, p parser, line []byte, off int64) {
 	s.Lines++
 	if reason := p.line(body, off); reason != "" {
 		s.Skipped++
+		if s.FirstSkip == 0 {
+			s.FirstSkip = s.Lines
+		}
 		if s.SkipReasons == nil {
 			s.SkipReasons = make(map[string]int)
 		}

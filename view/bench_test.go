@@ -11,6 +11,7 @@ import (
 	"github.com/reflect-memory/reflect/anchor"
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/team"
 	"github.com/reflect-memory/reflect/workspace"
 )
@@ -146,8 +147,10 @@ func BenchmarkFreshness(b *testing.B) {
 }
 
 // BenchmarkListPageTeam is the list page at 10,000 learnings with a team memory of 1,000
-// beside them (the team/personal badges: the team opened and its HEAD read each request,
-// its ids walked again only when it moved), against the same page without a team.
+// beside them, none of which the personal memory holds (the team/personal badges: the team
+// kept open and its HEAD read each request, its ids walked again only when it moved; its
+// learnings parsed once and listed beside yours, each with its review), against the same
+// page without a team.
 func BenchmarkListPageTeam(b *testing.B) {
 	ctx := context.Background()
 	s, c := benchServer(b, 10000)
@@ -169,11 +172,80 @@ func BenchmarkListPageTeam(b *testing.B) {
 	}
 	b.Run("team", func(b *testing.B) {
 		benchGet(b, s, c, "/")
-		if n := len(s.teamCache["acme"].ids); n != 1000 {
+		if n := len(s.teamStates["acme"].ids); n != 1000 {
 			b.Fatalf("the team's ids: %d", n)
 		}
 		for b.Loop() {
 			benchGet(b, s, c, "/")
+		}
+	})
+}
+
+// BenchmarkHandles weighs what the viewer opens per request against keeping it open for the
+// server's life, at 10,000 learnings and a team of 1,000: the index opened, searched and
+// closed against one kept open and searched; a team memory opened and its HEAD read against
+// one kept open.
+func BenchmarkHandles(b *testing.B) {
+	ctx := context.Background()
+	s, c := benchServer(b, 10000)
+	benchGet(b, s, c, "/?q=redirect") // builds the index
+	q := index.Query{Text: "redirect retry", Limit: searchLimit, Snippets: true}
+	b.Run("index/per-request", func(b *testing.B) {
+		for b.Loop() {
+			ix, err := index.Open(ctx, s.repo, index.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ix.Search(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+			ix.Close()
+		}
+	})
+	b.Run("index/kept", func(b *testing.B) {
+		ix, err := index.Open(ctx, s.repo, index.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ix.Close()
+		for b.Loop() {
+			if _, err := ix.Search(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	src := filepath.Join(b.TempDir(), "team-src")
+	if _, _, err := gitstore.Init(ctx, src, gitstore.InitOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := fixtures.BuildRepo(ctx, src, 1000, 100, 5); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := team.Add(ctx, s.repo, "acme", src); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("team/per-request", func(b *testing.B) {
+		for b.Loop() {
+			tr, err := team.Open(s.repo, "acme")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := tr.Head(); err != nil {
+				b.Fatal(err)
+			}
+			tr.Close()
+		}
+	})
+	b.Run("team/kept", func(b *testing.B) {
+		tr, err := team.Open(s.repo, "acme")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tr.Close()
+		for b.Loop() {
+			if _, err := tr.Head(); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

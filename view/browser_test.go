@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,6 +236,28 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the queue shows %q", q)
 	}
 	do("activity", chromedp.Navigate(f.ts.URL+"/activity"), chromedp.WaitVisible(css("svg")), shot("activity.png"))
+
+	// learnings only team acme holds: listed with their team and review, found by the team
+	// filter, opened read-only (their markup escaped: a script would open a dialog)
+	direct, _ := addTeamOnly(t, f.fixture)
+	do("the team filter", chromedp.Navigate(f.ts.URL+"/"), chromedp.WaitVisible(css("#memory")),
+		chromedp.SetValue(css("#memory"), "team"))
+	submit("the team filter", "#apply")
+	badges, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#learnings .team-only")].map(b => b.textContent)`))
+	if err != nil || len(badges) != 2 || !slices.Contains(badges, "team acme (not reviewed)") || !slices.Contains(badges, "team acme (reviewed)") {
+		t.Errorf("the team filter's badges: %q %v", badges, err)
+	}
+	submit("open a team learning", `#learnings a.team-title[href$="`+direct+`"]`)
+	do("the team learning", chromedp.WaitVisible(css("#readonly")), shot("team-learning.png"))
+	if r := text("#readonly"); !strings.Contains(r, "Read-only here") || !strings.Contains(r, "Not reviewed") {
+		t.Errorf("the team learning's page says %q", r)
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("form[method=post], #edit").length`)); err != nil || n != 0 {
+		t.Errorf("the team learning's page has %d forms to change it (%v)", n, err)
+	}
+	if title := text("#title"); !strings.Contains(title, "<img src=x") {
+		t.Errorf("the title is not shown as text: %q", title)
+	}
 
 	// archive the hostile learning with a reason typed in the form; the overview after it is
 	// the README's screenshot (docs/view.png)

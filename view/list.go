@@ -44,11 +44,16 @@ type facet struct {
 }
 
 type row struct {
-	L       *learnings.Learning
-	Fresh   anchor.State // Unchecked when its project's work tree is not known here
-	Teams   []string     // the team memories whose main holds it
-	Score   float64
-	Snippet template.HTML
+	L     *learnings.Learning
+	Fresh anchor.State // Unchecked when its project's work tree is not known here
+	Teams []string     // the team memories whose main holds it (for Team's row: the others)
+	// Team is set on a learning the personal memory does not hold: the team memory it is
+	// shown from (read-only), and whether that team reviewed it
+	Team     string
+	Reviewed bool
+	Score    float64
+	Snippet  template.HTML
+	path     string // the index's id of a search hit
 }
 
 type listData struct {
@@ -149,9 +154,19 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 		d.Statuses = append(d.Statuses, string(k))
 	}
 	d.FreshStates, d.Memories = freshStates, memories
+	// the team memories first: the learnings only they hold are listed too
+	var inTeams map[string][]string
+	d.Teams, inTeams = s.teams(repo)
+	var teamRows []row
+	if f.Q == "" && f.Memory != "personal" {
+		teamRows = s.teamOnly(d.Teams, c.byID, inTeams)
+	}
 	counts := map[string]int{}
 	for _, l := range c.all {
 		counts[l.Project]++
+	}
+	for _, r := range teamRows {
+		counts[r.L.Project]++
 	}
 	for p, n := range counts {
 		d.Projects = append(d.Projects, facet{p, n})
@@ -162,14 +177,24 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 	}
 
 	var rows []row
+	explain := func([]row) {}
 	if f.Q == "" {
 		for _, l := range c.all {
 			if f.keep(l) {
 				rows = append(rows, row{L: l})
 			}
 		}
+		for _, r := range teamRows {
+			if f.keep(r.L) {
+				rows = append(rows, r)
+			}
+		}
 	} else {
-		q := index.Query{Text: f.Q, Limit: searchLimit, Snippets: true}
+		// a first look ranks the hits (Bare: nothing explained); the page's rows are
+		// explained by a second (their snippets): explaining all 500 hits was 23 ms of CPU
+		// of the search page at 10,000 learnings, most of it analysing bodies whose
+		// snippets no page shows (BenchmarkHandles, CPU profile)
+		q := index.Query{Text: f.Q, Limit: searchLimit, Bare: true}
 		if f.Project != "" {
 			q.Projects = []string{f.Project}
 		}
@@ -184,12 +209,40 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 		} else {
 			q.Statuses = []string{f.Status}
 		}
+		// opened per request, not kept for the server's life: a read-only open holds bolt's
+		// shared lock, which would keep every hook and after-write from catching the index
+		// up while the viewer runs (as for mcp), and the open is 0.6 ms of CPU of a 23 ms
+		// search at 10,000 learnings (BenchmarkHandles: CPU profile of index/per-request)
 		ix, err := index.Open(ctx, repo, index.Options{LockTimeout: repo.Config().Git.LockTimeout.Std()})
 		if err != nil {
 			return d, err
 		}
+		defer ix.Close()
+		explain = func(rows []row) {
+			var paths []string
+			at := map[string]int{}
+			for i, r := range rows {
+				if r.Team == "" { // a team's hit has its snippet from its team's index
+					paths = append(paths, r.path)
+					at[r.path] = i
+				}
+			}
+			if len(paths) == 0 {
+				return
+			}
+			q2 := q
+			q2.Bare, q2.Snippets, q2.Paths, q2.Limit = false, true, paths, len(paths)
+			res, err := ix.Search(ctx, q2)
+			if err != nil {
+				return // the rows without snippets
+			}
+			for _, h := range res.Hits {
+				if i, ok := at[h.Path]; ok {
+					rows[i].Snippet = highlight(h.Snippet, h.Marks)
+				}
+			}
+		}
 		res, err := ix.Search(ctx, q)
-		ix.Close()
 		if err != nil {
 			d.Note = "search: " + err.Error()
 			return d, nil
@@ -203,7 +256,14 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 			if !ok || !f.keep(l) {
 				continue
 			}
-			rows = append(rows, row{L: l, Score: h.Score, Snippet: highlight(h.Snippet, h.Marks)})
+			rows = append(rows, row{L: l, Score: h.Score, path: h.Path})
+		}
+		if f.Memory != "personal" {
+			for _, r := range s.teamSearch(ctx, repo, d.Teams, q, c.byID, inTeams) {
+				if f.keep(r.L) {
+					rows = append(rows, r)
+				}
+			}
 		}
 	}
 	// freshness reads the projects' work trees: for every candidate when it filters, else
@@ -213,8 +273,6 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 	if f.Fresh != "" {
 		rows = filterFresh(chk, rows, f.Fresh)
 	}
-	var inTeams map[string][]string
-	d.Teams, inTeams = s.teams(repo)
 	if f.Memory != "" {
 		rows = slices.DeleteFunc(rows, func(r row) bool { return (len(inTeams[r.L.ID]) > 0) != (f.Memory == "team") })
 	}
@@ -259,8 +317,11 @@ func (s *Server) listData(ctx context.Context, repo *gitstore.Repo, f filters) (
 	if f.Fresh == "" {
 		freshOf(chk, d.Rows)
 	}
+	explain(d.Rows)
 	for i := range d.Rows {
-		d.Rows[i].Teams = inTeams[d.Rows[i].L.ID]
+		if d.Rows[i].Team == "" {
+			d.Rows[i].Teams = inTeams[d.Rows[i].L.ID]
+		}
 	}
 	if p > 1 {
 		d.Prev = f.url(p - 1)

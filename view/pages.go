@@ -21,7 +21,7 @@ type pages struct {
 	t map[string]*template.Template
 }
 
-var pageNames = []string{"list", "learning", "edit", "merge", "queue", "entry", "history", "activity", "error"}
+var pageNames = []string{"list", "learning", "teamlearning", "edit", "merge", "queue", "entry", "history", "activity", "error"}
 
 func loadPages() (*pages, error) {
 	p := &pages{t: map[string]*template.Template{}}
@@ -147,6 +147,7 @@ func (s *Server) routes() {
 	m.Handle("GET /static/", staticFS())
 	m.HandleFunc("GET /{$}", s.list)
 	m.HandleFunc("GET /learning/{id}", s.learning)
+	m.HandleFunc("GET /team/{team}/learning/{id}", s.teamLearning)
 	m.HandleFunc("GET /learning/{id}/edit", s.editForm)
 	m.HandleFunc("POST /learning/{id}/edit", s.edit)
 	m.HandleFunc("POST /learning/{id}/archive", s.archive)

@@ -56,8 +56,8 @@ type Server struct {
 	repo  *gitstore.Repo
 	head  plumbing.Hash
 	cache *cache
-	// teamCache: per team memory, the learning ids its main holds (team.go)
-	teamCache map[string]teamIDs
+	// teamStates: the team memories, kept open for the server's life (team.go)
+	teamStates map[string]*teamState
 }
 
 // New returns a server for the repository at o.Home; it opens it once to check it.
@@ -71,7 +71,7 @@ func New(o Options) (*Server, error) {
 	if o.OpenRepo == nil {
 		o.OpenRepo = gitstore.Open
 	}
-	s := &Server{o: o, token: o.Token, cache: newCache(), teamCache: map[string]teamIDs{}}
+	s := &Server{o: o, token: o.Token, cache: newCache(), teamStates: map[string]*teamState{}}
 	if s.token == "" {
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
@@ -116,6 +116,7 @@ func (s *Server) Close() error {
 	if err := s.cache.save(s.repo); err != nil {
 		s.o.Log.Warn("keep the parsed learnings", "err", err)
 	}
+	s.closeTeams()
 	return s.repo.Close()
 }
 

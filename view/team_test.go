@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,143 @@ func TestTeamPromote(t *testing.T) {
 	}
 	if code, _ := f.get("/?memory=both"); code != 400 {
 		t.Errorf("memory=both: %d", code)
+	}
+	f.clean()
+}
+
+// teamOnlyRows are the ids of the rows a list page shows from team memories.
+func teamOnlyRows(page string) []string {
+	var ids []string
+	for _, part := range strings.Split(page, `<a class="title team-title" href="/team/`)[1:] {
+		_, rest, _ := strings.Cut(part, "/learning/")
+		id, _, _ := strings.Cut(rest, `"`)
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// addTeamOnly gives team acme (cloned from an empty bare remote) two learnings the personal
+// memory does not hold: one committed straight to its main (not reviewed), one merged from
+// a branch with a merge commit (reviewed), one with hostile markup. It returns their ids.
+func addTeamOnly(t *testing.T, f *fixture) (direct, merged string) {
+	t.Helper()
+	ctx := context.Background()
+	remote := filepath.Join(t.TempDir(), "team.git")
+	testenv.Git(t, ".", "init", "-q", "--bare", "-b", "main", remote)
+	if _, _, err := team.Add(ctx, f.repo, "acme", remote); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := team.Open(f.repo, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	d := learnings.New(`<img src=x onerror=alert(1)> Staging deploys need the VPN wombat`, "github.com/acme/infra", now)
+	d.Body, d.Tags = "Connect the wombat VPN before `make deploy-staging`.\n\n<script>alert('team')</script>\n", []string{"deploy"}
+	data, err := d.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Commit(ctx, "learn: staging", map[string][]byte{d.RelPath(): data}); err != nil {
+		t.Fatal(err)
+	}
+	m := learnings.New("Rotate the numbat signing key yearly", "github.com/acme/infra", now.Add(time.Minute))
+	m.Body = "The numbat key expires each January.\n"
+	data, err = m.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := tr.Root()
+	testenv.Git(t, dir, "checkout", "-q", "-b", "reflect/promote/"+m.ID)
+	write := filepath.Join(dir, filepath.FromSlash(m.RelPath()))
+	os.MkdirAll(filepath.Dir(write), 0o755)
+	if err := os.WriteFile(write, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, dir, "add", m.RelPath())
+	testenv.Git(t, dir, "-c", "user.name=Ann", "-c", "user.email=ann@example.com", "commit", "-q", "-m", "promote: numbat")
+	testenv.Git(t, dir, "checkout", "-q", "main")
+	testenv.Git(t, dir, "-c", "user.name=Carol", "-c", "user.email=carol@example.com", "merge", "-q", "--no-ff", "-m", "Merge pull request #42 from acme/reflect/promote/"+m.ID, "reflect/promote/"+m.ID)
+	return d.ID, m.ID
+}
+
+// TestTeamOnlyLearnings: the learnings only a team memory holds are listed, marked with
+// their team and whether it reviewed them, found by a search and by the team filter, left
+// out by the personal one, and open read-only, their markup escaped.
+func TestTeamOnlyLearnings(t *testing.T) {
+	testenv.SetHome(t)
+	f := newFixture(t)
+	direct, merged := addTeamOnly(t, f)
+	head := f.head()
+
+	_, page := f.get("/")
+	got := teamOnlyRows(page)
+	if len(got) != 2 || !slices.Contains(got, direct) || !slices.Contains(got, merged) || len(rowsOf(page)) != 4 {
+		t.Fatalf("the list: team rows %v, personal rows %v", got, rowsOf(page))
+	}
+	if !strings.Contains(page, "team acme (not reviewed)") || !strings.Contains(page, "team acme (reviewed)") {
+		t.Errorf("the list does not mark the team's learnings:\n%s", page)
+	}
+	if strings.Contains(page, "<img src=x") {
+		t.Errorf("a team learning's title is not escaped")
+	}
+	if !strings.Contains(page, `<option value="github.com/acme/infra">github.com/acme/infra (2)</option>`) {
+		t.Errorf("the project filter does not offer the team's project")
+	}
+	for _, tt := range []struct {
+		query      string
+		team, mine []string
+	}{
+		{"/?memory=team", []string{direct, merged}, nil},
+		{"/?memory=personal", nil, []string{f.ids["xss"], f.ids["oauth"], f.ids["dup"], f.ids["go"]}},
+		{"/?q=wombat", []string{direct}, nil},
+		{"/?q=wombat&memory=team", []string{direct}, nil},
+		{"/?q=wombat&memory=personal", nil, nil},
+		{"/?project=github.com/acme/infra&tag=deploy", []string{direct}, nil},
+		{"/?q=numbat+OR+callback", []string{merged}, []string{f.ids["oauth"], f.ids["dup"]}},
+	} {
+		code, page := f.get(tt.query)
+		gotTeam, gotMine := teamOnlyRows(page), rowsOf(page)
+		slices.Sort(gotTeam)
+		slices.Sort(gotMine)
+		slices.Sort(tt.team)
+		slices.Sort(tt.mine)
+		if code != 200 || !slices.Equal(gotTeam, tt.team) || !slices.Equal(gotMine, tt.mine) {
+			t.Errorf("%s: %d, team rows %v, want %v; personal rows %v, want %v", tt.query, code, gotTeam, tt.team, gotMine, tt.mine)
+		}
+	}
+	if _, page := f.get("/?q=wombat"); !strings.Contains(page, "<mark>") {
+		t.Errorf("a team hit has no snippet")
+	}
+
+	code, page := f.get("/team/acme/learning/" + direct)
+	if code != 200 || !strings.Contains(page, "team acme (not reviewed)") || !strings.Contains(page, "Read-only here") || !strings.Contains(page, "wombat VPN") {
+		t.Fatalf("the team learning's page: %d\n%s", code, page)
+	}
+	for _, form := range []string{"archive-form", "supersede-form", "promote-form", `id="edit"`, `method="post"`, "<script>alert", "<img src=x"} {
+		if strings.Contains(page, form) {
+			t.Errorf("the read-only page holds %q", form)
+		}
+	}
+	if _, page := f.get("/team/acme/learning/" + merged); !strings.Contains(page, "team acme (reviewed)") || !strings.Contains(page, "Reviewed by ") {
+		t.Errorf("the merged learning's page:\n%s", page)
+	}
+	for _, tt := range []struct {
+		path string
+		code int
+	}{
+		{"/team/nope/learning/" + direct, 404},
+		{"/team/acme/learning/lrn-00000000000000000000000000", 404},
+		{"/team/..%2f..%2fetc/learning/" + direct, 400},
+		{"/team/acme/learning/" + f.ids["oauth"], 404}, // a personal learning the team does not hold
+	} {
+		if code, _ := f.get(tt.path); code != tt.code {
+			t.Errorf("%s: %d, want %d", tt.path, code, tt.code)
+		}
+	}
+	if f.head() != head {
+		t.Errorf("browsing the team's learnings changed the personal memory: %s", f.subject())
 	}
 	f.clean()
 }

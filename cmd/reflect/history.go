@@ -53,7 +53,8 @@ Gemini CLI (~/.gemini/tmp/*/chats), Copilot CLI (~/.copilot/session-state), Curs
 (~/.cursor/projects/*/agent-transcripts) and opencode (its database,
 ~/.local/share/opencode/opencode.db, mirrored under .git/reflect/opencode).
 A file read before is read from where the last import stopped; one rewritten since is read
-again whole. Files that cannot be used are listed with the reason.`,
+again whole (a Gemini CLI session is read whole, and only the messages it changed are stored
+again). Files that cannot be used are listed with the reason.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if all && cmd.Flags().Changed("since-days") {
