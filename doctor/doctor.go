@@ -28,7 +28,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/reflect-memory/reflect/config"
-	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/install"
@@ -825,17 +825,17 @@ func (d *doctor) queue(r *gitstore.Repo) {
 
 // drain checks the pause of LLM draining and today's LLM use against its caps (80% warns).
 func (d *doctor) drain(r *gitstore.Repo) {
-	if p := drain.Paused(r); p != nil {
+	if p := drainstate.Paused(r); p != nil {
 		d.add(Finding{Check: "drain", Severity: Warn, Fix: d.reflect("queue retry --all") + "   (after fixing the cause)",
 			Message: fmt.Sprintf("LLM draining paused since %s (%s): %s", p.Since.Local().Format("2006-01-02 15:04"), p.Extractor, p.Reason)})
 	} else {
 		d.add(Finding{Check: "drain", Severity: OK, Message: "not paused (extractor " + r.Config().Drain.Extractor + ")"})
 	}
 	cfg := r.Config().Drain
-	u := drain.UsageOn(r, d.o.Now)
+	u := drainstate.UsageOn(r, d.o.Now)
 	var near []string
 	var keys []string
-	caps := drain.Caps(cfg, u)
+	caps := drainstate.Caps(cfg, u)
 	for _, c := range caps {
 		if c.Near() {
 			state := "close to the cap"

@@ -13,7 +13,6 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
-	"github.com/reflect-memory/reflect/recall"
 	"github.com/reflect-memory/reflect/transcript"
 	"github.com/reflect-memory/reflect/transcript/redact"
 	"github.com/reflect-memory/reflect/workspace"
@@ -134,8 +133,8 @@ func (e *event) project() string { return e.workspace().Project }
 func (e *event) workspace() *workspace.Workspace {
 	if e.ws == nil {
 		n := 0
-		if e.Event == "SessionStart" {
-			n = recall.StartSubjects
+		if e.Event == "SessionStart" && e.engine != nil {
+			n = e.engine.StartSubjects
 		}
 		w, _ := workspace.Read(e.CWD, n)
 		e.ws = &w

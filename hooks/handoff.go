@@ -9,7 +9,6 @@ import (
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
-	"github.com/reflect-memory/reflect/recall"
 	"github.com/reflect-memory/reflect/transcript"
 )
 
@@ -78,7 +77,12 @@ func (e *event) handoffBlock() string {
 		return ""
 	}
 	e.report.Handoff = f.Path
-	return handoff.Block(f, e.now, e.cfg.Handoff.MaxChars, recall.Neutralise)
+	if e.engine == nil || e.engine.Neutralise == nil {
+		// a handoff may come from elsewhere: never injected without neutralising its markup
+		e.report.Handoff = "held back: reflect-engine is not there to neutralise it"
+		return ""
+	}
+	return handoff.Block(f, e.now, e.cfg.Handoff.MaxChars, e.engine.Neutralise)
 }
 
 // trustsOthers says whether a handoff not written by this user may be injected.

@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +14,7 @@ import (
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
-	"github.com/reflect-memory/reflect/index"
+	indexlayout "github.com/reflect-memory/reflect/index/layout"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/team"
 	"github.com/reflect-memory/reflect/workspace"
@@ -33,6 +35,13 @@ type Options struct {
 	// Background starts `reflect ARGS…` detached, for work that must not hold up the host
 	// (refilling the file pool now; drain and sync later). Nil: no background work.
 	Background func(args ...string)
+	// Engine answers the recall events and reads opencode's database in this process
+	// (reflect-engine). Nil in the lean reflect.
+	Engine *Engine
+	// HandOff runs this hook in reflect-engine, the payload on its stdin, and returns what it
+	// printed; ctx carries the event's deadline. The lean reflect sets it (and no Engine):
+	// the events that need the engine (NeedsEngine) are handed off whole.
+	HandOff func(ctx context.Context, payload []byte) ([]byte, error)
 }
 
 // maxPayload bounds what a hook reads from stdin. The largest payloads hosts send are a
@@ -72,6 +81,7 @@ type event struct {
 	report  *report
 	spawn   func(args ...string) // Options.Background
 	ws      *workspace.Workspace // the session's directory, read once (see workspace())
+	engine  *Engine              // Options.Engine
 	handoff handoff.Written      // what a capture staged of the session's handoff
 }
 
@@ -175,7 +185,7 @@ func Run(ctx context.Context, o Options) {
 	}
 	e := &event{Payload: p, harness: harness, repo: r, cfg: cfg, log: log, now: start,
 		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()},
-		spawn:  o.Background}
+		spawn:  o.Background, engine: o.Engine}
 
 	deadline := e.cfg.Hooks.CaptureTimeout.Std()
 	if p.Event == "SessionStart" || p.Event == "UserPromptSubmit" {
@@ -183,6 +193,16 @@ func Run(ctx context.Context, o Options) {
 	}
 	ctx, cancel := context.WithDeadline(ctx, began.Add(deadline))
 	defer cancel()
+	if o.Engine == nil && o.HandOff != nil && e.needsEngine() {
+		err := e.handOff(ctx, o, in.data, began, deadline+grace)
+		if !errors.Is(err, ErrNoEngine) {
+			return
+		}
+		// reflect-engine is not installed: what this process can do (a prompt's "remember:",
+		// a correction, a capture) is still done; nothing is recalled
+		e.report.Error = err.Error()
+		log.Error("hook: no recall", "event", p.Event, "harness", harness, "err", err)
+	}
 	type result struct {
 		out *Output
 		err error
@@ -220,7 +240,7 @@ func Run(ctx context.Context, o Options) {
 		}
 	}
 	log.Debug("hook done", "event", p.Event, "ms", e.report.Millis)
-	if e.report.Learned != "" && index.Exists(r) {
+	if e.report.Learned != "" && indexlayout.Exists(r) {
 		e.background("internal", "after-write") // index the new learning, refill the pool
 	} else if r.PoolLow() {
 		e.background("internal", "fill-pool")
@@ -305,4 +325,69 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		return nil, e.capture(ctx, queue.TriggerSessionEnd)
 	}
 	return nil, nil
+}
+
+// needsEngine says whether this event needs what only reflect-engine links (Engine): the
+// recall events (a prompt's only where the host injects what it prints) and opencode's
+// captures, which read its sqlite database.
+func (e *event) needsEngine() bool {
+	switch e.Event {
+	case "SessionStart":
+		return true
+	case "UserPromptSubmit":
+		return e.promptRecall()
+	case "PreCompact", "Stop", "SessionEnd":
+		return e.Host == HostOpencode && e.SessionID != ""
+	}
+	return false
+}
+
+// ErrNoEngine is what Options.HandOff returns when reflect-engine could not be started (it
+// is not installed beside reflect): the hook then does in this process what needs no engine.
+var ErrNoEngine = errors.New("reflect-engine could not be started")
+
+// handOff runs the event in reflect-engine (Options.HandOff) and prints what it printed
+// when that is one JSON object and came before the deadline. The engine writes the event's
+// log lines and last-event.json itself; a hand-off that fails (the engine crashed or was
+// late) is logged and reported here, and the hook prints nothing. ErrNoEngine is returned
+// to the caller, unreported.
+func (e *event) handOff(ctx context.Context, o Options, payload []byte, began time.Time, wait time.Duration) error {
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := o.HandOff(ctx, payload)
+		done <- result{out, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(time.Until(began.Add(wait))):
+		e.report.TimedOut = true
+		res.err = fmt.Errorf("%s hook: reflect-engine passed the deadline; gave up", e.Event)
+	}
+	if errors.Is(res.err, ErrNoEngine) {
+		return res.err
+	}
+	out := bytes.TrimSpace(res.out)
+	if res.err == nil && len(out) > 0 && (out[0] != '{' || !json.Valid(out)) {
+		res.err = fmt.Errorf("%s hook: reflect-engine printed something other than one JSON object (%d bytes); dropped", e.Event, len(out))
+	}
+	if res.err == nil {
+		if len(out) > 0 {
+			o.Stdout.Write(append(out, '\n'))
+		}
+		return nil
+	}
+	e.report.Error = res.err.Error()
+	e.log.Error("hook failed", "event", e.Event, "harness", e.harness, "session", e.SessionID, "err", res.err)
+	e.report.Millis = float64(time.Since(began).Microseconds()) / 1000
+	if b, err := json.Marshal(e.report); err == nil {
+		if err := e.repo.WriteVolatileState("last-event.json", b); err != nil {
+			e.log.Warn("write last-event.json", "err", err)
+		}
+	}
+	return res.err
 }

@@ -142,7 +142,7 @@ func Promote(ctx context.Context, personal *gitstore.Repo, o PromoteOptions) (*P
 	sort.Slice(items, func(i, j int) bool { return items[i].l.ID < items[j].l.ID })
 
 	// start from what the team's main holds now
-	if _, err := Sync(ctx, personal, o.Team); err != nil {
+	if _, err := Pull(ctx, personal, o.Team); err != nil {
 		return nil, fmt.Errorf("sync team %s before promoting: %w", o.Team, err)
 	}
 	tr, err := Open(personal, o.Team)

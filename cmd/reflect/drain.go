@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
@@ -134,18 +135,18 @@ func note(s string) string {
 
 // statusJSON is `reflect status --format json`.
 type statusJSON struct {
-	Home     string         `json:"home"`
-	Head     string         `json:"head"`
-	Queue    int            `json:"queue"`
-	Failed   int            `json:"failed"`
-	LastRun  *drain.Report  `json:"last_drain,omitempty"`
-	Paused   *drain.Pause   `json:"paused,omitempty"`
-	Usage    drain.DayUsage `json:"usage_today"`
-	Caps     map[string]int `json:"caps"`
-	Capped   string         `json:"capped,omitempty"`
-	Index    index.Status   `json:"index"`
-	Extract  string         `json:"extractor"`
-	Problems []string       `json:"problems,omitempty"`
+	Home     string              `json:"home"`
+	Head     string              `json:"head"`
+	Queue    int                 `json:"queue"`
+	Failed   int                 `json:"failed"`
+	LastRun  *drain.Report       `json:"last_drain,omitempty"`
+	Paused   *drainstate.Pause   `json:"paused,omitempty"`
+	Usage    drainstate.DayUsage `json:"usage_today"`
+	Caps     map[string]int      `json:"caps"`
+	Capped   string              `json:"capped,omitempty"`
+	Index    index.Status        `json:"index"`
+	Extract  string              `json:"extractor"`
+	Problems []string            `json:"problems,omitempty"`
 }
 
 func (a *app) statusCmd() *cobra.Command {
@@ -177,11 +178,11 @@ func (a *app) statusCmd() *cobra.Command {
 			} else {
 				a.printf("drain    never ran on this machine\n")
 			}
-			a.printf("extract  %s\n", drain.Describe(st.Extract))
+			a.printf("extract  %s\n", drainstate.Describe(st.Extract))
 			if st.Paused != nil {
 				a.printf("PAUSED   LLM draining since %s: %s — fix it, then reflect queue retry\n", st.Paused.Since.Local().Format("2006-01-02 15:04"), st.Paused.Reason)
 			}
-			caps := drain.Caps(r.Config().Drain, st.Usage)
+			caps := drainstate.Caps(r.Config().Drain, st.Usage)
 			a.printf("usage    today %d LLM calls of %s, ~%d input tokens of %s\n", caps[0].Used, caps[0].MaxText(), caps[1].Used, caps[1].MaxText())
 			if st.Capped != "" {
 				a.printf("CAPPED   %s\n", st.Capped)
@@ -206,13 +207,13 @@ func (a *app) status(r *gitstore.Repo) (*statusJSON, error) {
 		return nil, err
 	}
 	cfg := r.Config().Drain
-	st := &statusJSON{Home: r.Root(), Head: head.String(), LastRun: drain.LastDrain(r), Paused: drain.Paused(r),
-		Usage: drain.UsageOn(r, time.Now()), Caps: map[string]int{"calls": cfg.MaxCallsPerDay, "tokens": cfg.MaxTokensPerDay},
+	st := &statusJSON{Home: r.Root(), Head: head.String(), LastRun: drain.LastDrain(r), Paused: drainstate.Paused(r),
+		Usage: drainstate.UsageOn(r, time.Now()), Caps: map[string]int{"calls": cfg.MaxCallsPerDay, "tokens": cfg.MaxTokensPerDay},
 		Extract: cfg.Extractor}
 	if st.Queue, st.Failed, err = queue.Count(r); err != nil {
 		return nil, err
 	}
-	st.Capped = drain.CapReached(cfg, st.Usage)
+	st.Capped = drainstate.CapReached(cfg, st.Usage)
 	st.Index, err = index.Inspect(r)
 	return st, err
 }

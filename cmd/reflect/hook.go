@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/hooks"
+	"github.com/reflect-memory/reflect/hooks/hookengine"
 )
 
 func (a *app) hookCmd() *cobra.Command {
@@ -39,7 +40,7 @@ one JSON object the host accepts. Problems are logged under .git/reflect/log.`,
 			if err != nil {
 				return nil
 			}
-			hooks.Run(cmd.Context(), hooks.Options{
+			hooks.Run(cmd.Context(), hooks.Options{Engine: hookengine.New(),
 				Harness: harness, Event: event, Home: home, Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr,
 				Debug:      a.verbose || os.Getenv("REFLECT_DEBUG") == "1",
 				Background: a.background,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/install"
 )
@@ -175,7 +175,7 @@ func (a *app) drainNote(cmd *cobra.Command, home string, offline bool) (string, 
 	if host == "" {
 		host = "--all"
 	}
-	return fmt.Sprintf("drain: %s; to keep every session on this machine: reflect install %s --offline", drain.Describe(ext), host), nil
+	return fmt.Sprintf("drain: %s; to keep every session on this machine: reflect install %s --offline", drainstate.Describe(ext), host), nil
 }
 
 func (a *app) uninstallCmd() *cobra.Command {

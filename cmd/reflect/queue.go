@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -154,7 +154,7 @@ func (a *app) queueRetryCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			resumed, err := drain.Resume(r)
+			resumed, err := drainstate.Resume(r)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
-	"github.com/reflect-memory/reflect/team"
+	"github.com/reflect-memory/reflect/team/teamindex"
 )
 
 // addTeamHits adds the team memories' hits to res (a learning you hold too shows once, as
@@ -20,7 +20,7 @@ func (a *app) addTeamHits(ctx context.Context, r *gitstore.Repo, q index.Query, 
 	for _, h := range res.Hits {
 		memory[h.Path], have[h.ID] = "yours", true
 	}
-	hits, skipped := team.Search(ctx, r, q)
+	hits, skipped := teamindex.Search(ctx, r, q)
 	for _, name := range skipped {
 		fmt.Fprintf(a.stderr, "reflect: team %s could not be searched (reflect team sync %s)\n", name, name)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/hooks"
 )
@@ -41,7 +41,7 @@ sessions wait for the drain. It never fails: without a repository it says so in 
 				return nil
 			}
 			st := hooks.ReadStatus(r, in.SessionID)
-			st.LLMCalls, st.LLMCap = drain.UsageOn(r, time.Now()).Calls, r.Config().Drain.MaxCallsPerDay
+			st.LLMCalls, st.LLMCap = drainstate.UsageOn(r, time.Now()).Calls, r.Config().Drain.MaxCallsPerDay
 			if a.json() {
 				return a.printJSON(st)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/team"
+	"github.com/reflect-memory/reflect/team/teamindex"
 )
 
 func (a *app) teamCmd() *cobra.Command {
@@ -39,7 +40,7 @@ func (a *app) teamAddCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, _, err := team.Add(cmd.Context(), r, args[0], args[1])
+			t, _, err := teamindex.Add(cmd.Context(), r, args[0], args[1])
 			if err != nil {
 				return err
 			}
@@ -153,7 +154,7 @@ learning and bring its index up to date. SessionStart runs this in the backgroun
 			var rows []row
 			var first error
 			for _, n := range names {
-				res, err := team.Sync(cmd.Context(), r, n)
+				res, err := teamindex.Sync(cmd.Context(), r, n)
 				rw := row{Team: n, In: []string{}}
 				if err != nil {
 					rw.Error = err.Error()

@@ -1,4 +1,4 @@
-package hooks
+package hookengine
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
+	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/transcript"
@@ -85,7 +86,7 @@ func BenchmarkSessionStartHandoff(b *testing.B) {
 			i++
 			p, _ := json.Marshal(map[string]any{"session_id": fmt.Sprint("s", i), "hook_event_name": "SessionStart", "source": "startup", "cwd": proj})
 			var out bytes.Buffer
-			Run(ctx, Options{Harness: "claude", Home: dir, Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard})
+			hooks.Run(ctx, hooks.Options{Engine: New(), Harness: "claude", Home: dir, Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard})
 			if i == 1 {
 				b.Logf("%d bytes out, handoff %v", out.Len(), strings.Contains(out.String(), "reflect handoff"))
 			}
@@ -130,7 +131,7 @@ func BenchmarkCaptureHandoff(b *testing.B) {
 			for b.Loop() {
 				i++
 				p, _ := json.Marshal(map[string]any{"session_id": fmt.Sprint("s", i), "hook_event_name": "PreCompact", "trigger": "auto", "cwd": proj, "transcript_path": tr})
-				Run(ctx, Options{Harness: "claude", Home: dir, Stdin: bytes.NewReader(p), Stdout: io.Discard, Stderr: io.Discard})
+				hooks.Run(ctx, hooks.Options{Engine: New(), Harness: "claude", Home: dir, Stdin: bytes.NewReader(p), Stdout: io.Discard, Stderr: io.Discard})
 			}
 		})
 	}

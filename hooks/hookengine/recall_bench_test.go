@@ -1,4 +1,4 @@
-package hooks
+package hookengine
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/hooks"
 )
 
 // BenchmarkRecallHook is the work of a UserPromptSubmit hook in process (no start-up), at
@@ -38,7 +39,7 @@ func benchHook(b *testing.B, dir string, payload map[string]any) {
 		payload["session_id"] = fmt.Sprint("s", i)
 		p, _ := json.Marshal(payload)
 		var out bytes.Buffer
-		Run(ctx, Options{Harness: "claude", Home: dir, Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard})
+		hooks.Run(ctx, hooks.Options{Engine: New(), Harness: "claude", Home: dir, Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard})
 		if out.Len() == 0 && i == 1 {
 			b.Log("nothing recalled")
 		}
