@@ -67,9 +67,6 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 }
 
-// ErrUnhealthy is what a command returns after reporting a setup with an error finding.
-var ErrUnhealthy = errors.New("unhealthy")
-
 // Options say what to check and how.
 type Options struct {
 	Home string // the knowledge repository

@@ -17,6 +17,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/reflect-memory/reflect/cmd/internal/cli"
+	"github.com/reflect-memory/reflect/cmd/internal/enginecmd"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
@@ -26,7 +28,8 @@ import (
 // under the name reflect, and running it under that name runs Main.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"reflect": func() { os.Exit(Main()) },
+		"reflect":        func() { os.Exit(cli.Main(nil)) },
+		"reflect-engine": func() { os.Exit(cli.Main(enginecmd.Engine{})) },
 	})
 }
 
