@@ -87,7 +87,8 @@ type Options struct {
 type doctor struct {
 	o         Options
 	rep       Report
-	learnings int // valid learnings in HEAD, for the index check
+	learnings int      // valid learnings in HEAD, for the index check
+	engines   []string // the reflects whose reflect-engine was checked
 }
 
 // Run runs every check and returns the report. A check that cannot run because an earlier
@@ -111,6 +112,9 @@ func Run(ctx context.Context, o Options) *Report {
 	}
 	d.mcp(install.Claude)
 	d.mcp(install.Codex)
+	if lean := runningEngine(); lean != "" && !slices.Contains(d.engines, lean) {
+		d.engine(lean, "this reflect is")
+	}
 	if r, intact := d.repository(ctx); r != nil {
 		if intact {
 			d.index(r)
@@ -321,6 +325,10 @@ func (d *doctor) binaries(harness string, w wired, fix string) {
 			d.add(Finding{Check: "binary", Severity: OK, Message: fmt.Sprintf("%s hooks run %s (not checked: the host expands it)", hostName(harness), prog)})
 		default:
 			d.add(Finding{Check: "binary", Severity: OK, Message: fmt.Sprintf("%s hooks run %s", hostName(harness), path)})
+			if !slices.Contains(d.engines, path) {
+				d.engines = append(d.engines, path)
+				d.engine(path, hostName(harness)+" hooks run")
+			}
 		}
 	}
 }

@@ -73,6 +73,7 @@ func TestScripts(t *testing.T) {
 			"llmserver":    cmdLLMServer,
 			"short":        cmdShort,
 			"codextrust":   cmdCodexTrust,
+			"lone":         cmdLone,
 		},
 	})
 }
@@ -264,4 +265,18 @@ func cmdShort(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("short: $%s is not a learning id: %q", args[0], id)
 	}
 	ts.Setenv(args[0]+"_SHORT", "lrn-"+id[len(id)-learnings.MinShortID:])
+}
+
+// lone DIR copies reflect (from PATH) into DIR alone, without reflect-engine beside it.
+func cmdLone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lone DIR")
+	}
+	src, err := exec.LookPath("reflect")
+	ts.Check(err)
+	data, err := os.ReadFile(src)
+	ts.Check(err)
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	ts.Check(os.WriteFile(filepath.Join(dir, filepath.Base(src)), data, 0o755))
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/hooks"
+	"github.com/reflect-memory/reflect/install"
 )
 
 // reflect is two executables built from one command tree (this package's): reflect, which
@@ -28,16 +28,6 @@ import (
 // not in ~3 ms (docs/ARCHITECTURE.md has the figures). reflect runs the commands of this
 // package itself and hands the others, listed in engineCommands, to reflect-engine.
 
-// EngineName is the file name of reflect-engine on this system.
-var EngineName = "reflect-engine" + exeSuffix()
-
-func exeSuffix() string {
-	if runtime.GOOS == "windows" {
-		return ".exe"
-	}
-	return ""
-}
-
 // NoEngineError is a command that needs reflect-engine run by a reflect that has none beside
 // it (exit 10).
 type NoEngineError struct {
@@ -46,7 +36,7 @@ type NoEngineError struct {
 }
 
 func (e *NoEngineError) Error() string {
-	msg := fmt.Sprintf("this command needs %s, which is not installed beside reflect (looked for %s); install both: go install github.com/reflect-memory/reflect/cmd/...@latest, or unpack the release archive, which holds both", EngineName, e.Looked)
+	msg := fmt.Sprintf("this command needs %s, which is not installed beside reflect (looked for %s); install both: go install github.com/reflect-memory/reflect/cmd/...@latest, or unpack the release archive, which holds both", install.EngineName, e.Looked)
 	if e.Err != nil {
 		msg += fmt.Sprintf(" (building it from this checkout failed: %v)", e.Err)
 	}
@@ -63,12 +53,12 @@ func (e *NoEngineError) Unwrap() error { return e.Err }
 func enginePath(build bool, progress io.Writer) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return "", &NoEngineError{Looked: EngineName, Err: err}
+		return "", &NoEngineError{Looked: install.EngineName, Err: err}
 	}
 	if r, err := filepath.EvalSymlinks(self); err == nil {
 		self = r
 	}
-	beside := filepath.Join(filepath.Dir(self), EngineName)
+	beside := install.EngineBeside(self)
 	if isFile(beside) {
 		return beside, nil
 	}
@@ -80,7 +70,7 @@ func enginePath(build bool, progress io.Writer) (string, error) {
 	if err != nil {
 		return "", &NoEngineError{Looked: beside, Err: err}
 	}
-	cached := filepath.Join(cacheDir, "reflect", "engine", key, EngineName)
+	cached := filepath.Join(cacheDir, "reflect", "engine", key, install.EngineName)
 	if isFile(cached) {
 		return cached, nil
 	}
@@ -169,7 +159,7 @@ func buildEngine(root, out string, progress io.Writer) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(progress, "reflect: building %s once from this checkout into %s\n", EngineName, filepath.Dir(out))
+	fmt.Fprintf(progress, "reflect: building %s once from this checkout into %s\n", install.EngineName, filepath.Dir(out))
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
 	c := exec.Command("go", "build", "-o", tmp, "./cmd/reflect-engine")
 	c.Dir = root

@@ -7,7 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Set by the release build: -ldflags "-X main.version=… -X main.commit=… -X main.date=…".
+// Set by the release build: -ldflags "-X github.com/reflect-memory/reflect/cmd/internal/cli.version=…"
+// (and .commit, .date), for reflect and reflect-engine alike (.goreleaser.yaml).
 var (
 	version = ""
 	commit  = ""
