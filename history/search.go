@@ -238,20 +238,35 @@ func (a *Archive) find(ctx context.Context, idx bleve.Index, cat *catalog, p par
 // confirm keeps the hits whose message really matches: the index found its words and CJK
 // pairs, the literal check finds them together.
 func (a *Archive) confirm(cat *catalog, hits []hit, p parsed, anyTerm bool) ([]hit, error) {
-	byStream := map[string]storeLines{}
-	out := hits[:0]
-	for _, h := range hits {
-		lines, ok := byStream[h.stream]
-		if !ok {
-			var err error
-			lines, err = a.readStore(h.stream, cat.Streams[h.stream].Messages)
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, err
-			}
-			byStream[h.stream] = lines
+	// one store at a time, read into one buffer: its hits are confirmed before the next is read
+	var streams []string
+	byStream := map[string][]int{}
+	for i, h := range hits {
+		if _, ok := byStream[h.stream]; !ok {
+			streams = append(streams, h.stream)
 		}
-		r, ok := lines.get(h.seq)
-		if ok && p.t.matcher(r.searchable()).matches(p, anyTerm) {
+		byStream[h.stream] = append(byStream[h.stream], i)
+	}
+	keep := make([]bool, len(hits))
+	var buf []byte
+	var lines storeLines
+	for _, stream := range streams {
+		var err error
+		buf, lines, err = a.readStoreInto(stream, cat.Streams[stream].Messages, buf, lines)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range byStream[stream] {
+			r, ok := lines.get(hits[i].seq)
+			keep[i] = ok && p.t.matcher(r.searchable()).matches(p, anyTerm)
+		}
+	}
+	out := hits[:0]
+	for i, h := range hits {
+		if keep[i] {
 			out = append(out, h)
 		}
 	}
