@@ -145,11 +145,35 @@ func (a *Archive) Search(ctx context.Context, q Query) (*Result, error) {
 	} else if q.Project == "" {
 		res.Project = learnings.Global
 	}
-	cat, err := a.loadCatalog()
-	if err != nil {
-		return nil, err
+	// the catalog (a gob of every session and stream: 13% of a rare-needle search's CPU) is
+	// decoded while the index opens, on the other core
+	type loaded struct {
+		cat *catalog
+		err error
 	}
+	catalogued := make(chan loaded, 1)
+	go func() {
+		cat, err := a.loadCatalog()
+		catalogued <- loaded{cat, err}
+	}()
 	p := parseQuery(q.Text)
+	var idx bleve.Index
+	var idxErr error
+	if len(p.alts) > 0 {
+		if _, err := os.Stat(filepath.Join(a.indexDir(), "index_meta.json")); err != nil {
+			idxErr = ErrEmpty
+		} else {
+			idx, idxErr = openIndex(a.indexDir(), true, q.LockTimeout)
+		}
+	}
+	if idx != nil {
+		defer idx.Close()
+	}
+	l := <-catalogued
+	if l.err != nil {
+		return nil, l.err
+	}
+	cat := l.cat
 	if len(p.alts) == 0 {
 		res.Note = "nothing to search for: the query has no words the index knows"
 		return res, nil
@@ -157,14 +181,9 @@ func (a *Archive) Search(ctx context.Context, q Query) (*Result, error) {
 	if len(p.alts) > 1 {
 		res.Mode = ModeAlternative
 	}
-	if _, err := os.Stat(filepath.Join(a.indexDir(), "index_meta.json")); err != nil {
-		return nil, ErrEmpty
+	if idxErr != nil {
+		return nil, idxErr
 	}
-	idx, err := openIndex(a.indexDir(), true, q.LockTimeout)
-	if err != nil {
-		return nil, err
-	}
-	defer idx.Close()
 	hits, total, capped, err := a.find(ctx, idx, cat, p, p.all(), false, q, res.Project)
 	if err != nil {
 		return nil, err
