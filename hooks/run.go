@@ -357,8 +357,12 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 		err error
 	}
 	done := make(chan result, 1)
+	// the engine is killed at the deadline plus the grace, as this process gives up: its own
+	// deadline, counted from its own start a few milliseconds later, ends its work first
+	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), began.Add(wait))
+	defer cancel()
 	go func() {
-		out, err := o.HandOff(ctx, payload)
+		out, err := o.HandOff(hctx, payload)
 		done <- result{out, err}
 	}()
 	var res result
