@@ -18,12 +18,13 @@ func (a *app) doctorCmd() *cobra.Command {
 		Use:   "doctor [--repair]",
 		Short: "Check the setup: hooks, binary, repository, index, remote, queue and drain",
 		Long: `Check that reflect's hooks are wired into Claude Code and Codex (and trusted in Codex),
-that the binary they run exists, that the knowledge repository opens, its objects are intact
-and its work tree matches HEAD, that every learning parses, that the index is fresh, that the
-remote answers, and that the queue and the drain are not stuck. Each problem comes with the
-command that fixes it. Nothing is changed, except with --repair: a reflect write that was
-interrupted (a killed process, a full disk) is first completed or undone, as the next write
-would do. Exits 8 when a problem stops reflect from working.`,
+that the binary they run exists and has reflect-engine beside it, of the same build, that the
+knowledge repository opens, its objects are intact and its work tree matches HEAD, that every
+learning parses, that the index is fresh, that the remote answers, and that the queue and the
+drain are not stuck. Each problem comes with the command that fixes it. Nothing is changed,
+except with --repair: a reflect write that was interrupted (a killed process, a full disk) is
+first completed or undone, as the next write would do. Exits 8 when a problem stops reflect
+from working.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := a.HomeDir()
