@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,5 +35,39 @@ func TestHandsOff(t *testing.T) {
 		if got := handsOff(strings.Fields(tt.line)); got != tt.want {
 			t.Errorf("handsOff(%q) = %v; want %v", tt.line, got, tt.want)
 		}
+	}
+}
+
+// A source checkout of this module is recognised by its go.mod, not by a go.mod of any module.
+func TestIsModuleRoot(t *testing.T) {
+	for _, tt := range []struct {
+		gomod string
+		want  bool
+	}{
+		{"module github.com/reflect-memory/reflect\n\ngo 1.26\n", true},
+		{"// a comment\nmodule \"github.com/reflect-memory/reflect\"\n", true},
+		{"module github.com/reflect-memory/reflect/v2\n", false},
+		{"module example.com/other\n", false},
+		{"", false},
+	} {
+		dir := t.TempDir()
+		if tt.gomod != "" {
+			if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(tt.gomod), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := isModuleRoot(dir); got != tt.want {
+			t.Errorf("isModuleRoot with go.mod %q = %v; want %v", tt.gomod, got, tt.want)
+		}
+	}
+}
+
+// Without reflect-engine beside it (a test binary has none), and with no build allowed (as for
+// a hook), the error says how to install both and is exit 10.
+func TestNoEngine(t *testing.T) {
+	_, err := enginePath(false, io.Discard)
+	var ne *NoEngineError
+	if !errors.As(err, &ne) || ExitCode(err) != exitNoEngine || !strings.Contains(err.Error(), "go install github.com/reflect-memory/reflect/cmd/...@latest") {
+		t.Fatalf("enginePath beside a test binary: %v (exit %d); want a NoEngineError, exit %d, naming the install line", err, ExitCode(err), exitNoEngine)
 	}
 }
