@@ -24,21 +24,26 @@ import (
 // reflect is two executables built from one command tree (this package's): reflect, which
 // every hook and most commands start, and reflect-engine, which links what reflect does not
 // — the search engine (bleve, whose package init alone builds Levenshtein automata for
-// 1.9 ms), sqlite, the MCP SDK. A process that links them starts in ~9.5 ms; one that does
-// not in ~3 ms (docs/ARCHITECTURE.md has the figures). reflect runs the commands of this
+// 1.9 ms), sqlite, the MCP SDK. A process that links them started in 9.4–9.7 ms; reflect
+// starts in ~4 ms, as deja-vu does (docs/ARCHITECTURE.md has the figures). reflect runs the commands of this
 // package itself and hands the others, listed in engineCommands, to reflect-engine.
 
 // NoEngineError is a command that needs reflect-engine run by a reflect that has none beside
 // it (exit 10).
 type NoEngineError struct {
 	Looked string // where reflect-engine was looked for
-	Err    error  // why a build from the source checkout failed, if one was tried
+	Err    error  // why it could not be built or started, when that was tried
+	Found  bool   // it is there but did not start
 }
 
 func (e *NoEngineError) Error() string {
-	msg := fmt.Sprintf("this command needs %s, which is not installed beside reflect (looked for %s); install both: go install github.com/reflect-memory/reflect/cmd/...@latest, or unpack the release archive, which holds both", install.EngineName, e.Looked)
+	what := fmt.Sprintf("which is not installed beside reflect (looked for %s)", e.Looked)
+	if e.Found {
+		what = fmt.Sprintf("which could not be started (%s)", e.Looked)
+	}
+	msg := fmt.Sprintf("this command needs %s, %s; install both: go install github.com/reflect-memory/reflect/cmd/...@latest, or unpack the release archive, which holds both", install.EngineName, what)
 	if e.Err != nil {
-		msg += fmt.Sprintf(" (building it from this checkout failed: %v)", e.Err)
+		msg += fmt.Sprintf(" (%v)", e.Err)
 	}
 	return msg
 }
@@ -78,7 +83,7 @@ func enginePath(build bool, progress io.Writer) (string, error) {
 		return "", &NoEngineError{Looked: beside}
 	}
 	if err := buildEngine(root, cached, progress); err != nil {
-		return "", &NoEngineError{Looked: beside, Err: err}
+		return "", &NoEngineError{Looked: beside, Err: fmt.Errorf("building it from this checkout: %w", err)}
 	}
 	return cached, nil
 }

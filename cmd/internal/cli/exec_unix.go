@@ -12,5 +12,5 @@ import (
 // when the exec failed.
 func execEngine(path string, args []string) error {
 	err := syscall.Exec(path, append([]string{path}, args...), os.Environ())
-	return &NoEngineError{Looked: path, Err: err}
+	return &NoEngineError{Looked: path, Err: err, Found: true}
 }

@@ -21,5 +21,5 @@ func execEngine(path string, args []string) error {
 	case errors.As(err, &ee):
 		return &SilentError{Code: ee.ExitCode()}
 	}
-	return &NoEngineError{Looked: path, Err: err}
+	return &NoEngineError{Looked: path, Err: err, Found: true}
 }
