@@ -35,6 +35,7 @@ import (
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	memsync "github.com/reflect-memory/reflect/sync"
+	"github.com/reflect-memory/reflect/team"
 )
 
 // Severity says how much a finding matters.
@@ -50,7 +51,7 @@ const (
 
 // Finding is one result of a check.
 type Finding struct {
-	Check    string   `json:"check"` // claude, codex, binary, repo, objects, worktree, learnings, index, remote, queue, drain, caps
+	Check    string   `json:"check"` // claude, codex, binary, repo, objects, worktree, learnings, index, remote, team, queue, drain, caps
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
 	Fix      string   `json:"fix,omitempty"`     // the command that fixes it; set on every finding that is not ok
@@ -121,6 +122,7 @@ func Run(ctx context.Context, o Options) *Report {
 			d.freshness(ctx, r)
 		}
 		d.remote(ctx, r)
+		d.teams(r)
 		if intact {
 			d.queue(r)
 		}
@@ -627,7 +629,7 @@ func (d *doctor) objects(ctx context.Context, r *gitstore.Repo, files []gitstore
 // look at what git fsck says.
 func (d *doctor) fixObjects(r *gitstore.Repo) string {
 	if url := r.Remote(r.Config().Sync.Remote); url != "" {
-		return fmt.Sprintf("mv %s %s.broken && %s", r.Root(), r.Root(), d.reflect("init --from "+url))
+		return fmt.Sprintf("mv %s %s.broken && %s", r.Root(), r.Root(), d.reflect("init --from "+memsync.RedactURL(url)))
 	}
 	return fmt.Sprintf("git -C %s fsck --full   (then restore the damaged files from a backup)", r.Root())
 }
@@ -789,6 +791,32 @@ func (d *doctor) remote(ctx context.Context, r *gitstore.Repo) {
 		fix = "export REFLECT_GIT_TOKEN=<token> (https) or ssh-add (ssh), then " + d.reflect("sync")
 	}
 	d.add(Finding{Check: "remote", Severity: sev, Message: fmt.Sprintf("%s (%s): %v", name, auto, err), Fix: fix})
+}
+
+// teams checks each team memory's clone from what is on this machine (team.Check): no
+// network, so a team's remote is not asked whether it has more.
+func (d *doctor) teams(r *gitstore.Repo) {
+	for _, name := range team.Names(r) {
+		h := team.Check(r, name)
+		f := Finding{Check: "team", Severity: OK}
+		switch {
+		case h.Problem != "":
+			// team.Check names reflect plainly; a fix here names it as this run was called
+			f.Severity, f.Message, f.Fix = Error, "team "+name+": "+h.Problem, strings.ReplaceAll(h.Fix, "reflect team ", d.reflect("team "))
+		case !h.Fetched:
+			f.Severity, f.Message, f.Fix = Warn, fmt.Sprintf("team %s (%s): never pulled, so recall reads nothing of it", name, h.URL), d.reflect("team sync "+name)
+		case h.Behind > 0:
+			more := ""
+			if !h.BehindComplete {
+				more = " or more"
+			}
+			f.Severity, f.Fix = Warn, d.reflect("team sync "+name)
+			f.Message = fmt.Sprintf("team %s (%s): %s%s behind what was last fetched (a sync that refused what came in stays behind; it says why)", name, h.URL, count(h.Behind, "commit"), more)
+		default:
+			f.Message = fmt.Sprintf("team %s (%s): clone intact, up to date with what was last fetched", name, h.URL)
+		}
+		d.add(f)
+	}
 }
 
 // queue checks for captures the drain gave up on and for entry files that do not parse.

@@ -677,12 +677,7 @@ func (w *worker) merge(tx *gitstore.Tx, p Proposal, paths map[string]string, e *
 // (tags, entities, triggers, files, and its files' blobs now), in place: the person's text and
 // comments stay as they are.
 func seenAgain(tx *gitstore.Tx, path string, l *learnings.Learning, p Proposal, e *queue.Entry, now time.Time) error {
-	l.Seen++
-	l.Updated = now.UTC().Truncate(time.Second)
-	l.Tags = union(l.Tags, p.Tags)
-	l.Entities = union(l.Entities, p.Entities)
-	l.Triggers = union(l.Triggers, p.Triggers)
-	l.Source.Files = union(l.Source.Files, p.Files)
+	l.SeenAgain(now, learnings.Sighting{Tags: p.Tags, Entities: p.Entities, Triggers: p.Triggers, Files: p.Files})
 	if len(p.anchors) > 0 {
 		// the same lesson held again on the code as it is now: its files are anchored anew
 		l.Anchors = learnings.MergeAnchors(anchorStrings(p.anchors), l.Anchors, true)
@@ -694,14 +689,4 @@ func seenAgain(tx *gitstore.Tx, path string, l *learnings.Learning, p Proposal, 
 	}
 	tx.Write(path, data)
 	return nil
-}
-
-func union(a, b []string) []string {
-	out := append([]string(nil), a...)
-	for _, x := range b {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }

@@ -110,3 +110,45 @@ func (r *Repo) walkCommits(tip plumbing.Hash, limit int, fn func(Commit) (bool, 
 	}
 	return nil
 }
+
+// Behind counts the commits tip reaches that base does not (`git rev-list --count
+// base..tip`), reading at most limit commits from each side; complete is false when a side
+// had more, and the count is then a lower bound.
+func (r *Repo) Behind(base, tip plumbing.Hash, limit int) (n int, complete bool, err error) {
+	have := map[plumbing.Hash]bool{}
+	complete = true
+	walked := 0
+	if err := r.walkCommits(base, limit, func(c Commit) (bool, error) {
+		have[c.ID] = true
+		walked++
+		return true, nil
+	}); err != nil {
+		return 0, false, err
+	}
+	if walked == limit {
+		complete = false
+	}
+	if tip.IsZero() || have[tip] {
+		return 0, complete, nil
+	}
+	queue, seen := []plumbing.Hash{tip}, map[plumbing.Hash]bool{tip: true}
+	for len(queue) > 0 {
+		if n == limit {
+			return n, false, nil
+		}
+		id := queue[0]
+		queue = queue[1:]
+		c, err := r.readCommit(id)
+		if err != nil {
+			return n, false, err
+		}
+		n++
+		for _, p := range c.ParentHashes {
+			if !seen[p] && !have[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return n, complete, nil
+}

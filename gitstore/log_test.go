@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -70,5 +71,39 @@ func TestFileLog(t *testing.T) {
 	}
 	if none, err := r.Log(plumbing.ZeroHash, 10); err != nil || len(none) != 0 {
 		t.Errorf("log of no commit: %v %v", none, err)
+	}
+}
+
+func TestBehind(t *testing.T) {
+	ctx := context.Background()
+	r, _, err := Init(ctx, filepath.Join(t.TempDir(), "mem"), InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []plumbing.Hash
+	for i := range 5 {
+		id, err := r.Commit(ctx, fmt.Sprintf("c%d", i), map[string][]byte{"learnings/p/a.md": []byte(fmt.Sprintf("%d\n", i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	for _, c := range []struct {
+		name         string
+		base, tip    plumbing.Hash
+		limit, want  int
+		wantComplete bool
+	}{
+		{"same commit", ids[4], ids[4], 100, 0, true},
+		{"tip is older", ids[4], ids[1], 100, 0, true},
+		{"two ahead", ids[2], ids[4], 100, 2, true},
+		{"from nothing", plumbing.ZeroHash, ids[4], 100, 5 + 1, true}, // and init's commit
+		{"no tip", ids[2], plumbing.ZeroHash, 100, 0, true},
+		{"past the limit", ids[0], ids[4], 2, 2, false},
+	} {
+		n, complete, err := r.Behind(c.base, c.tip, c.limit)
+		if err != nil || n != c.want || complete != c.wantComplete {
+			t.Errorf("%s: Behind = %d, %v, %v; want %d, %v", c.name, n, complete, err, c.want, c.wantComplete)
+		}
 	}
 }

@@ -15,12 +15,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -173,41 +172,22 @@ func Parse(path string, data []byte) (*Handoff, error) {
 // from every text, keeping newlines and tabs: a handoff comes from a transcript or a remote.
 func (h *Handoff) clean() {
 	for _, s := range []*string{&h.Harness, &h.Session, &h.Machine, &h.Branch, &h.Commit, &h.Task, &h.Direction, &h.Concluded, &h.SummaryBy} {
-		*s = printable(*s)
+		*s = printable.String(*s)
 	}
 	for i := range h.Todos {
-		h.Todos[i].Text, h.Todos[i].Status = printable(h.Todos[i].Text), printable(h.Todos[i].Status)
+		h.Todos[i].Text, h.Todos[i].Status = printable.String(h.Todos[i].Text), printable.String(h.Todos[i].Status)
 	}
 	for _, fs := range [][]Failure{h.Unresolved, h.Failed} {
 		for i := range fs {
-			fs[i].Tool, fs[i].Command, fs[i].Error = printable(fs[i].Tool), printable(fs[i].Command), printable(fs[i].Error)
+			fs[i].Tool, fs[i].Command, fs[i].Error = printable.String(fs[i].Tool), printable.String(fs[i].Command), printable.String(fs[i].Error)
 		}
 	}
 	for i := range h.Questions {
-		h.Questions[i] = printable(h.Questions[i])
+		h.Questions[i] = printable.String(h.Questions[i])
 	}
 	for i := range h.Files {
-		h.Files[i] = printable(h.Files[i])
+		h.Files[i] = printable.String(h.Files[i])
 	}
-}
-
-func printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' || r == utf8.RuneError {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' || r == utf8.RuneError {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // Render is the committed form: the facts as YAML frontmatter, then the same as markdown.

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
@@ -34,7 +35,7 @@ var ErrSummary = errors.New("unusable handoff summary")
 // dropped, secrets redacted) or says why it cannot replace the offline lines: no task, or a
 // line longer than MaxSummaryLine. An empty direction or conclusion keeps the offline one.
 func (s Summary) Check() (Summary, error) {
-	norm := func(v string) string { return redact.String(printable(strings.Join(strings.Fields(v), " "))) }
+	norm := func(v string) string { return redact.String(printable.String(strings.Join(strings.Fields(v), " "))) }
 	s = Summary{Task: norm(s.Task), Direction: norm(s.Direction), Concluded: norm(s.Concluded)}
 	if s.Task == "" {
 		return Summary{}, fmt.Errorf("%w: no task", ErrSummary)
@@ -106,7 +107,7 @@ func Rewrite(tx *gitstore.Tx, c Capture, s Summary, by string) (Written, error) 
 	if s.Concluded != "" {
 		h.Concluded = s.Concluded
 	}
-	h.SummaryBy = printable(strings.Join(strings.Fields(by), " "))
+	h.SummaryBy = printable.String(strings.Join(strings.Fields(by), " "))
 	out, err := h.Render()
 	if err != nil {
 		return Written{}, err

@@ -2,13 +2,11 @@ package hooks
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
-	"strings"
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
-	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/transcript"
 )
 
@@ -55,6 +53,12 @@ func (e *event) handoffBlock() string {
 	if !e.cfg.Handoff.Enabled {
 		return ""
 	}
+	if e.engine == nil || e.engine.Neutralise == nil || e.engine.OthersMode == nil {
+		// a handoff may come from elsewhere: never injected without recall's rules for other
+		// authors and its neutralising of markup, which only reflect-engine links
+		e.report.Handoff = "held back: reflect-engine is not there to vet it"
+		return ""
+	}
 	ws := e.workspace()
 	if ws.Project == "" || ws.Project == learnings.Global {
 		return ""
@@ -77,32 +81,16 @@ func (e *event) handoffBlock() string {
 		return ""
 	}
 	e.report.Handoff = f.Path
-	if e.engine == nil || e.engine.Neutralise == nil {
-		// a handoff may come from elsewhere: never injected without neutralising its markup
-		e.report.Handoff = "held back: reflect-engine is not there to neutralise it"
-		return ""
-	}
 	return handoff.Block(f, e.now, e.cfg.Handoff.MaxChars, e.engine.Neutralise)
 }
 
 // trustsOthers says whether a handoff not written by this user may be injected.
 func (e *event) trustsOthers(o handoff.Origin) bool {
-	switch e.cfg.Recall.FromOthers {
-	case config.FromOthersAll:
-		return true
-	case config.FromOthersAuto:
-		if o.Other {
-			return false // another author exists: auto holds back what nobody reviewed
-		}
-		me := e.repo.Identity()
-		for _, a := range provenance.Authors(e.repo) {
-			if !strings.EqualFold(a, me) {
-				return false
-			}
-		}
-		return true
+	mode := e.cfg.Recall.FromOthers
+	if mode == config.FromOthersAuto && o.Other {
+		return false // another author exists: auto holds back what nobody reviewed
 	}
-	return false
+	return e.engine.OthersMode(e.repo, mode) == config.FromOthersAll
 }
 
 // withHandoff puts the handoff block before the recalled learnings, in the one output, in

@@ -20,6 +20,9 @@ type Engine struct {
 	StartSubjects int
 	// Neutralise keeps a text from elsewhere (a handoff) from posing as the host's markup.
 	Neutralise func(string) string
+	// OthersMode is recall.from_others as it applies to a repository now (recall.OthersMode):
+	// whether a handoff another author wrote may be injected.
+	OthersMode func(repo *gitstore.Repo, mode string) string
 	// Recall answers a SessionStart (Prompt "") or a UserPromptSubmit: the text to inject
 	// ("" for nothing) and how many learnings it holds.
 	Recall func(ctx context.Context, q RecallQuery) (text string, injected int, err error)

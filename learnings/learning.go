@@ -87,6 +87,22 @@ func ParseConfidence(s string) (Confidence, error) {
 // ParseStatus returns the Status named by s, ignoring case and surrounding space.
 func ParseStatus(s string) (Status, error) { return parseEnum("status", s, AllStatuses()) }
 
+// StatusAll is the status filter that keeps every status.
+const StatusAll = "all"
+
+// ParseStatusFilter returns the statuses a --status value keeps: the one it names, or every
+// status for "all", ignoring case and surrounding space. Its error names every value taken.
+func ParseStatusFilter(s string) ([]Status, error) {
+	if strings.EqualFold(strings.TrimSpace(s), StatusAll) {
+		return AllStatuses(), nil
+	}
+	st, err := ParseStatus(s)
+	if err != nil {
+		return nil, fmt.Errorf("unknown status %q: %s or %s", s, oneOf(AllStatuses()), StatusAll)
+	}
+	return []Status{st}, nil
+}
+
 func parseEnum[T ~string](what, s string, all []T) (T, error) {
 	v := T(strings.ToLower(strings.TrimSpace(s)))
 	if slices.Contains(all, v) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,8 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/provenance"
+	"github.com/reflect-memory/reflect/recall"
+	"github.com/reflect-memory/reflect/workspace"
 )
 
 // connect serves r in-process and returns a client session to it.
@@ -289,5 +292,126 @@ func TestBuildsAMissingIndexInTheBackground(t *testing.T) {
 	text, isErr = callTool(t, cs, "memory_search", map[string]any{"query": "signing keys"})
 	if isErr || strings.Contains(text, "searched the files") || !strings.Contains(text, "Rotate the signing keys") {
 		t.Fatalf("search once the index is built: %s", text)
+	}
+}
+
+// memory_search reads status as the CLI does: in any case, "all" too; an unknown one is an
+// error that names the values it takes.
+func TestSearchStatusAnyCase(t *testing.T) {
+	r := newRepo(t)
+	cs := connect(t, r, t.TempDir())
+	if text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": "Pin the node version in the CI image", "global": true}); isErr {
+		t.Fatal(text)
+	}
+	for _, st := range []string{"Current", "ALL", " all "} {
+		text, isErr := callTool(t, cs, "memory_search", map[string]any{"query": "node version", "status": st})
+		if isErr || !strings.Contains(text, "Pin the node version") {
+			t.Errorf("status %q: %s", st, text)
+		}
+	}
+	text, isErr := callTool(t, cs, "memory_search", map[string]any{"query": "node version", "status": "Archived"})
+	if isErr || strings.Contains(text, "Pin the node version") {
+		t.Errorf("status Archived: %s", text)
+	}
+	text, isErr = callTool(t, cs, "memory_search", map[string]any{"query": "node version", "status": "retired"})
+	if !isErr || !strings.Contains(text, "current, archived, superseded or all") {
+		t.Errorf("status retired: %v %s", isErr, text)
+	}
+}
+
+// With session_id, memory_recall skips what the hooks already injected into that session and
+// records what it gives, exactly as the hooks do; without it, nothing is skipped or recorded.
+func TestRecallSkipsWhatTheSessionWasGiven(t *testing.T) {
+	r := newRepo(t)
+	cwd := t.TempDir()
+	cs := connect(t, r, cwd)
+	var migrate RememberOut
+	for i, title := range []string{"Run migrations with make migrate, never go run ./cmd/migrate",
+		"Checkout tests need the cart fixture loaded first", "Prefer table tests in the pricing package",
+		"The staging deploy waits for the smoke tests", "Feature flags live in config/flags.yaml",
+		"Use UTC for every stored timestamp", "Emails are sent by the worker, never inline"} {
+		text, isErr := callTool(t, cs, "memory_remember", map[string]any{"title": title, "body": title + ".", "global": true})
+		if isErr {
+			t.Fatal(text)
+		}
+		if i == 0 {
+			json.Unmarshal([]byte(text), &migrate)
+		}
+	}
+	const task = "apply the database migrations of the shop with go run ./cmd/migrate"
+	recallIDs := func(args map[string]any) (RecallOut, []string) {
+		t.Helper()
+		text, isErr := callTool(t, cs, "memory_recall", args)
+		if isErr {
+			t.Fatal(text)
+		}
+		var out RecallOut
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, l := range out.Learnings {
+			ids = append(ids, l.ID)
+		}
+		return out, ids
+	}
+	out, ids := recallIDs(map[string]any{"task": task})
+	if len(ids) == 0 || ids[0] != migrate.ID {
+		t.Fatalf("no session: %+v", out)
+	}
+	// the prompt hook of Claude Code session s1 injects it
+	hook := func(harness, session string) []string {
+		t.Helper()
+		ix, err := index.Open(context.Background(), r, index.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		res, err := recall.Recall(context.Background(), r, ix, recall.Request{Harness: harness, Session: session, Prompt: task,
+			Now: time.Now(), Workspace: &workspace.Workspace{Dir: cwd, Project: out.Project}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.IDs()
+	}
+	if got := hook("claude-code", "s1"); !slices.Contains(got, migrate.ID) {
+		t.Fatalf("the hook injected %v", got)
+	}
+	// the same session: skipped (its harness found from the hook's record); another: given
+	if _, ids := recallIDs(map[string]any{"task": task, "session_id": "s1"}); slices.Contains(ids, migrate.ID) {
+		t.Errorf("session s1 was given %v again", ids)
+	}
+	if _, ids := recallIDs(map[string]any{"task": task, "session_id": "s1", "harness": "codex"}); !slices.Contains(ids, migrate.ID) {
+		t.Errorf("codex session s1 was not given it: %v", ids)
+	}
+	if _, ids := recallIDs(map[string]any{"task": task}); !slices.Contains(ids, migrate.ID) {
+		t.Errorf("without a session it was not given: %v", ids)
+	}
+	// what memory_recall gives a session is recorded: the hook and a second call skip it
+	if _, ids := recallIDs(map[string]any{"task": task, "session_id": "s2", "harness": "claude-code"}); !slices.Contains(ids, migrate.ID) {
+		t.Fatalf("session s2 was not given it: %v", ids)
+	}
+	if got := hook("claude-code", "s2"); slices.Contains(got, migrate.ID) {
+		t.Errorf("the hook of s2 injected %v again", got)
+	}
+	if _, ids := recallIDs(map[string]any{"task": task, "session_id": "s3"}); !slices.Contains(ids, migrate.ID) {
+		t.Fatalf("session s3 was not given it: %v", ids)
+	}
+	if _, ids := recallIDs(map[string]any{"task": task, "session_id": "s3"}); slices.Contains(ids, migrate.ID) {
+		t.Errorf("session s3 was given it twice: %v", ids)
+	}
+	// the records: the hook's and those of the calls given a session, nothing else
+	names, _ := filepath.Glob(filepath.Join(r.StateDir(), "state", "recall", "*"))
+	for i := range names {
+		names[i] = filepath.Base(names[i])
+	}
+	if want := []string{"claude-code-s1.json", "claude-code-s2.json", "codex-s1.json", "mcp-s3.json"}; !slices.Equal(names, want) {
+		t.Errorf("records %v, want %v", names, want)
+	}
+	for _, bad := range []map[string]any{{"task": task, "session_id": "s4", "harness": "Claude Code"}, {"task": task, "harness": "codex"},
+		{"task": task, "session_id": strings.Repeat("x", 201)}} {
+		if text, isErr := callTool(t, cs, "memory_recall", bad); !isErr {
+			t.Errorf("%v: no error: %s", bad, text)
+		}
 	}
 }

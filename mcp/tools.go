@@ -49,7 +49,7 @@ func (s *Server) addTools() {
 		Description: `Read learnings whole (frontmatter fields and markdown body) by the ids memory_search or memory_recall returned, up to 10 at a time. A unique part of an id is enough.`},
 		tool(s, "memory_get", s.get))
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "memory_recall", Annotations: ro,
-		Description: `What should I know before doing this? Give the task in a sentence or two; returns the learnings reflect would inject into a prompt about it (the same relevance gates and character budget as its hooks), or nothing when none is relevant enough — then there is nothing to know.`},
+		Description: `What should I know before doing this? Give the task in a sentence or two; returns the learnings reflect would inject into a prompt about it (the same relevance gates and character budget as its hooks), or nothing when none is relevant enough — then there is nothing to know. With session_id, what this session was already given is skipped, as the hooks skip it.`},
 		tool(s, "memory_recall", s.recall))
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "memory_remember", Annotations: &sdk.ToolAnnotations{IdempotentHint: false, DestructiveHint: new(bool), OpenWorldHint: new(bool)},
 		Description: `Save a lasting lesson the user stated or you established (a fix that worked, a rule of the project, a decision, a preference) as a learning, committed to the user's memory repository. Title: one line that states the lesson. Body: the why and the how, a few short paragraphs at most. Secrets are redacted. A lesson near-identical to an existing one counts that one seen again instead of adding another; the answer says which.`},
@@ -153,18 +153,14 @@ func (s *Server) search(ctx context.Context, r *gitstore.Repo, in SearchIn) (Sea
 		}
 		q.Kinds = []string{string(k)}
 	}
-	switch in.Status {
-	case "", string(learnings.StatusCurrent):
-	case "all":
-		for _, st := range learnings.AllStatuses() {
+	if in.Status != "" {
+		statuses, err := learnings.ParseStatusFilter(in.Status)
+		if err != nil {
+			return SearchOut{}, argError("status", "%v", err)
+		}
+		for _, st := range statuses {
 			q.Statuses = append(q.Statuses, string(st))
 		}
-	default:
-		st, err := learnings.ParseStatus(in.Status)
-		if err != nil {
-			return SearchOut{}, argError("status", "%v (or all)", err)
-		}
-		q.Statuses = []string{string(st)}
 	}
 	if in.Tag != "" {
 		q.Tags = []string{in.Tag}
@@ -318,6 +314,9 @@ func (s *Server) get(ctx context.Context, r *gitstore.Repo, in GetIn) (GetOut, e
 type RecallIn struct {
 	Task    string `json:"task" jsonschema:"what you are about to do, in a sentence or two (an error message counts)"`
 	Project string `json:"project,omitempty" jsonschema:"the project key to recall for, instead of the current directory's"`
+	// SessionID, when given, dedupes as the hooks do: the seen record of that session.
+	SessionID string `json:"session_id,omitempty" jsonschema:"your session's id, when you know it (the session_id reflect's hooks receive): learnings already injected into this session, by the hooks or an earlier call, are skipped, and what this call returns is recorded so that they are not given again; without it nothing is skipped or recorded"`
+	Harness   string `json:"harness,omitempty" jsonschema:"with session_id: the host of that session as reflect's hooks name it (claude-code, codex, gemini, copilot, cursor, opencode); default: the host whose hooks already recorded this session, else mcp"`
 }
 
 // Recalled is one learning memory_recall returns.
@@ -342,6 +341,15 @@ func (s *Server) recall(ctx context.Context, r *gitstore.Repo, in RecallIn) (Rec
 	case utf8.RuneCountInString(task) > maxTaskChars:
 		return RecallOut{}, argError("task", "is %d characters; at most %d — describe the task, not its whole input", utf8.RuneCountInString(task), maxTaskChars)
 	}
+	session, harness := strings.TrimSpace(in.SessionID), strings.TrimSpace(in.Harness)
+	switch {
+	case len(session) > maxSessionChars:
+		return RecallOut{}, argError("session_id", "is %d characters; at most %d", len(session), maxSessionChars)
+	case harness != "" && !validHarness(harness):
+		return RecallOut{}, argError("harness", "%q is not a host name: claude-code, codex, gemini, copilot, cursor or opencode", harness)
+	case harness != "" && session == "":
+		return RecallOut{}, argError("harness", "names the host of session_id; give session_id too")
+	}
 	project, err := s.projectArg(in.Project)
 	if err != nil {
 		return RecallOut{}, err
@@ -351,8 +359,19 @@ func (s *Server) recall(ctx context.Context, r *gitstore.Repo, in RecallIn) (Rec
 		return RecallOut{}, err
 	}
 	defer ix.Close()
-	res, err := recall.Recall(ctx, r, ix, recall.Request{Harness: "mcp", Prompt: task, Now: s.o.Now(), DryRun: true,
-		Workspace: &workspace.Workspace{Dir: s.o.Cwd, Project: project}})
+	req := recall.Request{Harness: "mcp", Prompt: task, Now: s.o.Now(), DryRun: true,
+		Workspace: &workspace.Workspace{Dir: s.o.Cwd, Project: project}}
+	if session != "" {
+		// the hooks' dedupe: skip what this session was given, record what it is given now
+		if harness == "" {
+			harness = recall.SessionHarness(r, session)
+		}
+		if harness == "" {
+			harness = "mcp"
+		}
+		req.Harness, req.Session, req.DryRun = harness, session, false
+	}
+	res, err := recall.Recall(ctx, r, ix, req)
 	if err != nil {
 		return RecallOut{}, err
 	}
@@ -364,6 +383,23 @@ func (s *Server) recall(ctx context.Context, r *gitstore.Repo, in RecallIn) (Rec
 		out.Note = join(out.Note, "nothing in the memory is relevant enough to this task")
 	}
 	return out, nil
+}
+
+// maxSessionChars bounds session_id: hosts' ids are UUIDs or a few dozen characters.
+const maxSessionChars = 200
+
+// validHarness says whether h can name a host's session record: lower-case letters and
+// hyphens, as the hooks' names are.
+func validHarness(h string) bool {
+	if len(h) > 40 {
+		return false
+	}
+	for _, c := range h {
+		if (c < 'a' || c > 'z') && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // ---- memory_remember
@@ -492,9 +528,7 @@ func (s *Server) seenAgain(ctx context.Context, r *gitstore.Repo, l *learnings.L
 		}
 		_, commit, err := learnings.Change(ctx, r, []string{old.ID}, func(ls []*learnings.Learning) (string, error) {
 			o := ls[0]
-			o.Seen++
-			o.Updated = now.UTC().Truncate(time.Second)
-			o.Tags, o.Triggers = union(o.Tags, l.Tags), union(o.Triggers, l.Triggers)
+			o.SeenAgain(now, learnings.Sighting{Tags: l.Tags, Triggers: l.Triggers})
 			return "learn: " + o.Title + " (seen again, mcp)", nil
 		})
 		if err != nil {
@@ -622,16 +656,6 @@ func redactAll(in []string) []string {
 	var out []string
 	for _, s := range in {
 		out = append(out, redact.String(strings.TrimSpace(s)))
-	}
-	return out
-}
-
-func union(a, b []string) []string {
-	out := append([]string(nil), a...)
-	for _, x := range b {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
 	}
 	return out
 }

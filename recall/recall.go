@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -513,20 +515,28 @@ func origins(repo *gitstore.Repo, cands []Candidate) map[string]From {
 	return out
 }
 
+// OthersMode is recall.from_others as it applies to repo now: auto is all while every
+// author the memory has recorded is this machine's identity, and reviewed once another
+// appears; the other modes are themselves. Recall's gate and the handoff a session start
+// injects both read it here.
+func OthersMode(repo *gitstore.Repo, mode string) string {
+	if mode != config.FromOthersAuto {
+		return mode
+	}
+	me := repo.Identity()
+	for _, a := range provenance.Authors(repo) {
+		if !strings.EqualFold(a, me) {
+			return config.FromOthersReviewed
+		}
+	}
+	return config.FromOthersAll
+}
+
 // gateOthers is recall.from_others as a gate: it says why a learning from another author is
 // held back, or "". auto holds back unreviewed ones once the memory has an author other
 // than this machine's.
 func gateOthers(repo *gitstore.Repo, mode string) func(From) string {
-	if mode == config.FromOthersAuto {
-		mode = config.FromOthersAll
-		me := repo.Identity()
-		for _, a := range provenance.Authors(repo) {
-			if !strings.EqualFold(a, me) {
-				mode = config.FromOthersReviewed
-				break
-			}
-		}
-	}
+	mode = OthersMode(repo, mode)
 	return func(f From) string {
 		switch {
 		case !f.Other || mode == config.FromOthersAll:
@@ -538,6 +548,29 @@ func gateOthers(repo *gitstore.Repo, mode string) func(From) string {
 		}
 		return ""
 	}
+}
+
+// SessionHarness is the harness whose hooks recorded what they injected into session (the
+// newest record when several did), or "" when none has: memory_recall, given only a session
+// id, skips and records what that session's hooks do.
+func SessionHarness(repo *gitstore.Repo, session string) string {
+	if session == "" {
+		return ""
+	}
+	suffix := queue.StateName("", session) // "-<session>.json", as seenPath names it
+	matches, _ := filepath.Glob(filepath.Join(repo.StateDir(), "state", "recall", "*"+suffix))
+	best, newest := "", time.Time{}
+	for _, m := range matches {
+		fi, err := os.Stat(m)
+		h := strings.TrimSuffix(filepath.Base(m), suffix)
+		if err != nil || h == "" {
+			continue
+		}
+		if best == "" || fi.ModTime().After(newest) {
+			best, newest = h, fi.ModTime()
+		}
+	}
+	return best
 }
 
 func seenPath(req Request) string {

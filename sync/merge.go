@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -101,12 +100,12 @@ func mergeLearning(path string, base, a, b []byte) ([]byte, error) {
 	w.Title = pick(w.Title, o.Title, bt, hb)
 	w.Kind = learnings.Kind(pick(string(w.Kind), string(o.Kind), bkind, hb))
 	w.Confidence = learnings.Confidence(pick(string(w.Confidence), string(o.Confidence), bconf, hb))
-	w.Tags = union(w.Tags, o.Tags)
-	w.Entities = union(w.Entities, o.Entities)
-	w.Triggers = union(w.Triggers, o.Triggers)
-	w.Source.Files = union(w.Source.Files, o.Source.Files)
+	w.Tags = learnings.Union(w.Tags, o.Tags)
+	w.Entities = learnings.Union(w.Entities, o.Entities)
+	w.Triggers = learnings.Union(w.Triggers, o.Triggers)
+	w.Source.Files = learnings.Union(w.Source.Files, o.Source.Files)
 	w.Anchors = learnings.MergeAnchors(w.Anchors, o.Anchors, true) // per path, the side updated last
-	w.Supersedes = union(w.Supersedes, o.Supersedes)
+	w.Supersedes = learnings.Union(w.Supersedes, o.Supersedes)
 	w.Seen = max(w.Seen, o.Seen)
 	if o.Updated.After(w.Updated) {
 		w.Updated = o.Updated
@@ -143,14 +142,4 @@ func machineOf(l *learnings.Learning) string {
 		return l.Source.Machine + ", " + when
 	}
 	return when
-}
-
-func union(a, b []string) []string {
-	out := append([]string(nil), a...)
-	for _, x := range b {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }

@@ -26,7 +26,7 @@ func Reach(ctx context.Context, r *gitstore.Repo, name string) (string, error) {
 	if url == "" {
 		return "", fmt.Errorf("%w: remote %q is not set; run reflect remote set URL", ErrNoRemote, name)
 	}
-	shown := redactURL(url)
+	shown := RedactURL(url)
 	a, err := auth(ctx, url)
 	if err != nil {
 		if errors.Is(err, ErrAuth) {

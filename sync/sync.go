@@ -104,7 +104,7 @@ func Sync(ctx context.Context, r *gitstore.Repo, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Remote: name, URL: redactURL(url)}
+	res := &Result{Remote: name, URL: RedactURL(url)}
 	if h, err := r.Head(); err == nil {
 		res.Before = h.String()
 	}
@@ -187,7 +187,7 @@ func round(ctx, netCtx context.Context, root, name, url string, a transport.Auth
 		// an empty remote: everything goes out
 	case errors.As(gitstore.AsWriteError(root, err), new(*gitstore.WriteError)):
 		// the pack could not be written here (a full disk): not the remote's doing
-		return nil, fmt.Errorf("fetch from %s: %w", redactURL(url), gitstore.AsWriteError(root, err))
+		return nil, fmt.Errorf("fetch from %s: %w", RedactURL(url), gitstore.AsWriteError(root, err))
 	case strings.Contains(err.Error(), "couldn't find remote ref"):
 		if err := noMain(netCtx, g, name, url, a); err != nil {
 			return nil, err
@@ -475,6 +475,7 @@ func stage(r *gitstore.Repo, tx *gitstore.Tx, c gitstore.Change) error {
 
 // classify turns a transport error into one that says what to do.
 func classify(err error, url string) error {
+	err = scrub(err, url)
 	if e := classifySSH(err, url); e != nil {
 		return e
 	}
@@ -486,18 +487,18 @@ func classify(err error, url string) error {
 	switch {
 	case errors.As(err, &pathErr):
 		// this machine's disk (full, read-only), not the remote
-		return fmt.Errorf("syncing with %s: this machine's disk failed: %w", redactURL(url), err)
+		return fmt.Errorf("syncing with %s: this machine's disk failed: %w", RedactURL(url), err)
 	case errors.As(err, &te):
-		return fmt.Errorf("%w: %s: %w", ErrNetwork, redactURL(url), te) // Sync names the remote
+		return fmt.Errorf("%w: %s: %w", ErrNetwork, RedactURL(url), te) // Sync names the remote
 	case errors.As(err, &opErr), errors.As(err, &netErr):
 		// a refused connection or a time-out: whatever digits its address holds
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
 		strings.Contains(msg, "authentication"), strings.Contains(msg, "authorization"), httpStatus.MatchString(msg):
-		return fmt.Errorf("%w: %s: %v (https: set REFLECT_GIT_TOKEN or a git credential helper; ssh: load your key into ssh-agent)", ErrAuth, redactURL(url), err)
+		return fmt.Errorf("%w: %s: %v (https: set REFLECT_GIT_TOKEN or a git credential helper; ssh: load your key into ssh-agent)", ErrAuth, RedactURL(url), err)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return fmt.Errorf("%w: %s: no repository there", ErrNetwork, redactURL(url))
+		return fmt.Errorf("%w: %s: no repository there", ErrNetwork, RedactURL(url))
 	}
-	return fmt.Errorf("%w: %s: %v", ErrNetwork, redactURL(url), err)
+	return fmt.Errorf("%w: %s: %v", ErrNetwork, RedactURL(url), err)
 }
 
 // httpStatus finds a refusal's HTTP status in an error message, not any 401 or 403 (a port
@@ -578,5 +579,5 @@ func noMain(ctx context.Context, g *gogit.Repository, name, url string, a transp
 	}
 	return fmt.Errorf("%w: %s has %s but no main; reflect syncs only main, so nothing was fetched or pushed. "+
 		"If a branch there holds a reflect memory, rename it to main on the remote; otherwise use an empty remote "+
-		"or one whose main is a reflect memory", ErrNoMain, redactURL(url), has)
+		"or one whose main is a reflect memory", ErrNoMain, RedactURL(url), has)
 }

@@ -50,7 +50,7 @@ func auth(ctx context.Context, remote string) (transport.AuthMethod, error) {
 		}
 		a, err := gitssh.NewSSHAgentAuth(user)
 		if err != nil {
-			return nil, agentError{fmt.Errorf("ssh remote %s needs a running ssh-agent with your key (SSH_AUTH_SOCK; start ssh-agent and ssh-add the key): %w", redactURL(remote), err)}
+			return nil, agentError{fmt.Errorf("ssh remote %s needs a running ssh-agent with your key (SSH_AUTH_SOCK; start ssh-agent and ssh-add the key): %w", RedactURL(remote), err)}
 		}
 		// go-git asks only for the host key types known_hosts holds for this host when the
 		// auth sets no HostKeyCallback, but NewSSHAgentAuth's always sets one: a server with
@@ -82,6 +82,36 @@ func sshAddr(ep *transport.Endpoint) string {
 	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
+// scrub hides in err's text the credentials RedactURL hides in remote: a transport's error
+// quotes the URL it used, and net/url's redaction keeps a user (https://TOKEN@host is a user).
+func scrub(err error, remote string) error {
+	u, perr := url.Parse(remote)
+	if perr != nil || u.User == nil || RedactURL(remote) == remote {
+		return err
+	}
+	msg := err.Error()
+	secrets := []string{u.User.String(), u.User.Username()}
+	if p, ok := u.User.Password(); ok {
+		secrets = append(secrets, p)
+	}
+	for _, s := range secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "xxxxx")
+		}
+	}
+	return scrubbed{err, msg}
+}
+
+// scrubbed is an error whose text had credentials taken out; errors.Is and As still see
+// what it wraps.
+type scrubbed struct {
+	err error
+	msg string
+}
+
+func (e scrubbed) Error() string { return e.msg }
+func (e scrubbed) Unwrap() error { return e.err }
+
 // agentError is a missing or unreachable ssh-agent: no key to offer the remote, an ErrAuth.
 type agentError struct{ error }
 
@@ -91,7 +121,7 @@ func (agentError) Is(target error) bool { return target == ErrAuth }
 // classifySSH explains an ssh failure: a host key known_hosts does not vouch for, or keys
 // the server refused. It returns nil for any other error.
 func classifySSH(err error, remote string) error {
-	msg, u := err.Error(), redactURL(remote)
+	msg, u := err.Error(), RedactURL(remote)
 	switch {
 	case strings.Contains(msg, "knownhosts: key mismatch"):
 		return fmt.Errorf("%w: %s: %v (ssh: the server's host key does not match the one in known_hosts (SSH_KNOWN_HOSTS or ~/.ssh/known_hosts), so reflect did not connect; if the key changed on purpose, replace that line)", ErrNetwork, u, err)
@@ -143,14 +173,18 @@ func hostPort(ep *transport.Endpoint) string {
 	return fmt.Sprintf("%s:%d", ep.Host, ep.Port)
 }
 
-// redactURL hides a password in a remote URL before it is printed.
-func redactURL(remote string) string {
+// RedactURL is a remote URL as it may be printed or logged: the credentials of a URL such as
+// https://user:token@host/x are replaced by xxxxx. A user without a password goes too
+// (https://TOKEN@github.com/x is how many write a token), except ssh's, which names an account
+// (ssh://git@host/x). A URL that does not parse (an scp-like git@host:x) holds no password.
+func RedactURL(remote string) string {
 	u, err := url.Parse(remote)
 	if err != nil || u.User == nil {
 		return remote
 	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if _, has := u.User.Password(); !has && (u.Scheme == "ssh" || strings.HasPrefix(u.Scheme, "git+ssh") || strings.HasSuffix(u.Scheme, "+ssh")) {
+		return remote
 	}
+	u.User = url.User("xxxxx")
 	return u.String()
 }

@@ -224,7 +224,7 @@ func Promote(ctx context.Context, personal *gitstore.Repo, o PromoteOptions) (*P
 		title = fmt.Sprintf("reflect: %d learnings for %s", len(promoted), promoted[0].l.Project)
 	}
 	p.PR, p.GHNote = openPR(ctx, o.GH, tr.Root(), p.Remote, p.Branch, title, ReviewBody(ls, who))
-	p.Remote = redactRemote(p.Remote)
+	p.Remote = memsync.RedactURL(p.Remote)
 	return p, nil
 }
 
@@ -286,7 +286,7 @@ func CompareURL(remote, branch string) string {
 	case strings.Contains(host, "gitlab"):
 		return "https://" + host + "/" + path + "/-/merge_requests/new?merge_request%5Bsource_branch%5D=" + url.QueryEscape(branch)
 	}
-	return fmt.Sprintf("git fetch %s %s && git diff main...FETCH_HEAD && git merge --no-ff FETCH_HEAD", redactRemote(remote), branch)
+	return fmt.Sprintf("git fetch %s %s && git diff main...FETCH_HEAD && git merge --no-ff FETCH_HEAD", memsync.RedactURL(remote), branch)
 }
 
 var scpLike = lazyregexp.New(`^[A-Za-z0-9._-]+@([A-Za-z0-9.-]+):(.+)$`)
@@ -299,14 +299,6 @@ func hostPath(remote string) (host, path string) {
 		host, path = u.Hostname(), u.Path
 	}
 	return strings.ToLower(host), strings.TrimSuffix(strings.Trim(path, "/"), ".git")
-}
-
-func redactRemote(remote string) string {
-	if u, err := url.Parse(remote); err == nil && u.User != nil {
-		u.User = url.User(u.User.Username())
-		return u.String()
-	}
-	return remote
 }
 
 // ghTimeout bounds each gh call: a pull request is one API request.

@@ -64,7 +64,8 @@ func TestCompareURL(t *testing.T) {
 		{"git@github.com:acme/memory.git", "https://github.com/acme/memory/compare/main...reflect/promote/lrn-01?expand=1"},
 		{"https://github.com/acme/memory", "https://github.com/acme/memory/compare/main...reflect/promote/lrn-01?expand=1"},
 		{"ssh://git@gitlab.example.com/team/memory.git", "https://gitlab.example.com/team/memory/-/merge_requests/new?merge_request%5Bsource_branch%5D=reflect%2Fpromote%2Flrn-01"},
-		{"https://ann:s3cret@git.example.com/memory.git", "git fetch https://ann@git.example.com/memory.git reflect/promote/lrn-01 && git diff main...FETCH_HEAD && git merge --no-ff FETCH_HEAD"},
+		{"https://ann:s3cret@git.example.com/memory.git", "git fetch https://xxxxx@git.example.com/memory.git reflect/promote/lrn-01 && git diff main...FETCH_HEAD && git merge --no-ff FETCH_HEAD"},
+		{"https://ghp_R8x2Lq7Vt4Nz9Kc3Wm6Yb1Hd5Jf0Gs8Pa2Ue@git.example.com/memory.git", "git fetch https://xxxxx@git.example.com/memory.git reflect/promote/lrn-01 && git diff main...FETCH_HEAD && git merge --no-ff FETCH_HEAD"},
 		{"/srv/git/memory.git", "git fetch /srv/git/memory.git reflect/promote/lrn-01 && git diff main...FETCH_HEAD && git merge --no-ff FETCH_HEAD"},
 	}
 	for _, tt := range tests {

@@ -27,7 +27,7 @@ import (
 type Team struct {
 	Name string `json:"name"`
 	Dir  string `json:"dir"`
-	URL  string `json:"url"`
+	URL  string `json:"url"` // its credentials redacted (memsync.RedactURL): it is for printing
 	Head string `json:"head,omitempty"`
 }
 
@@ -73,7 +73,7 @@ func List(personal *gitstore.Repo) ([]Team, error) {
 		if err != nil {
 			continue
 		}
-		t := Team{Name: e.Name(), Dir: r.Root(), URL: r.Remote("origin")}
+		t := Team{Name: e.Name(), Dir: r.Root(), URL: memsync.RedactURL(r.Remote("origin"))}
 		if h, err := r.Head(); err == nil && !h.IsZero() {
 			t.Head = h.String()
 		}
@@ -136,7 +136,7 @@ func Add(ctx context.Context, personal *gitstore.Repo, name, url string) (*Team,
 	if _, err := Refresh(r, 0); err != nil {
 		return nil, res, fmt.Errorf("read who reviewed %s: %w", r.Root(), err)
 	}
-	t := &Team{Name: name, Dir: r.Root(), URL: url}
+	t := &Team{Name: name, Dir: r.Root(), URL: memsync.RedactURL(url)}
 	if h, err := r.Head(); err == nil && !h.IsZero() {
 		t.Head = h.String()
 	}

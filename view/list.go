@@ -82,10 +82,8 @@ func parseFilters(r *http.Request) (filters, error) {
 			return f, &badRequest{"confidence: " + err.Error()}
 		}
 	}
-	if f.Status != "all" {
-		if _, err := learnings.ParseStatus(f.Status); err != nil {
-			return f, &badRequest{"status: " + err.Error() + " (or all)"}
-		}
+	if _, err := learnings.ParseStatusFilter(f.Status); err != nil {
+		return f, &badRequest{"status: " + err.Error()}
 	}
 	if f.Fresh != "" && !slices.Contains(freshStates, f.Fresh) {
 		return f, &badRequest{"fresh: unknown state " + strconv.Quote(f.Fresh) + ": must be one of " + strings.Join(freshStates, ", ")}

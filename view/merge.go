@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -18,16 +17,6 @@ type mergeData struct {
 	Old, Keep                   *learnings.Learning
 	OldBase, KeepBase           string
 	Title, Tags, Entities, Body string
-}
-
-func union(a, b []string) []string {
-	out := slices.Clone(a)
-	for _, s := range b {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // mergeForm shows two near-duplicates and their texts combined for editing: a supersede of
@@ -54,8 +43,8 @@ func (s *Server) mergeForm(w http.ResponseWriter, r *http.Request) {
 			return &badRequest{"a learning cannot be merged into itself"}
 		}
 		d = mergeData{Old: old, Keep: keep, OldBase: s.cache.blobOf[old.ID].String(), KeepBase: s.cache.blobOf[keep.ID].String(),
-			Title: keep.Title, Tags: strings.Join(union(keep.Tags, old.Tags), ", "),
-			Entities: strings.Join(union(keep.Entities, old.Entities), ", "),
+			Title: keep.Title, Tags: strings.Join(learnings.Union(keep.Tags, old.Tags), ", "),
+			Entities: strings.Join(learnings.Union(keep.Entities, old.Entities), ", "),
 			Body:     strings.TrimRight(keep.Body, "\n") + "\n\n" + strings.TrimRight(old.Body, "\n") + "\n"}
 		return nil
 	})
@@ -99,7 +88,7 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
 				o, k := ls[0], ls[1]
 				k.Title, k.Body, k.Tags, k.Entities = title, body, tags, entities
 				// the words either was asked for by, and the times either was learned
-				k.Triggers = union(k.Triggers, o.Triggers)
+				k.Triggers = learnings.Union(k.Triggers, o.Triggers)
 				// what a person typed is redacted as learnings.SaveEdit redacts an edit
 				k.Redact()
 				k.Seen += o.Seen

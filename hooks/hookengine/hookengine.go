@@ -20,6 +20,7 @@ func New() *hooks.Engine {
 	return &hooks.Engine{
 		StartSubjects:  recall.StartSubjects,
 		Neutralise:     recall.Neutralise,
+		OthersMode:     recall.OthersMode,
 		Recall:         answer,
 		MirrorOpencode: mirrorOpencode,
 	}

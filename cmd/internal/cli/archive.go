@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -39,7 +40,7 @@ func (a *App) archiveCmd() *cobra.Command {
 				a.Printf("%s is already %s\n", l.ID, l.Status)
 				return nil
 			}
-			a.Printf("archived %s: %s\n", l.ID, l.Title)
+			a.Printf("archived %s: %s\n", l.ID, printable.String(l.Title))
 			return nil
 		},
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
 )
@@ -66,7 +67,7 @@ the file.`,
 			if a.JSON() {
 				return a.PrintJSON(map[string]string{"id": l.ID, "path": l.RelPath(), "commit": commit.String()})
 			}
-			a.Printf("edited %s: %s\n", l.ID, l.Title)
+			a.Printf("edited %s: %s\n", l.ID, printable.String(l.Title))
 			return nil
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/internal/lockfile"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	memsync "github.com/reflect-memory/reflect/sync"
@@ -102,7 +103,7 @@ func (a *App) exit(ran *cobra.Command, err error) int {
 	code := ExitCode(err)
 	var se *SilentError
 	if err != nil && !errors.As(err, &se) {
-		fmt.Fprintf(a.Stderr, "reflect: %v\n", err)
+		fmt.Fprintf(a.Stderr, "reflect: %s\n", printable.String(err.Error())) // an error may quote a remote's path or author
 		if code == exitUsage {
 			path := "reflect"
 			if ran != nil {

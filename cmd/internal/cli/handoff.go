@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/handoff"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/workspace"
 )
@@ -77,7 +78,7 @@ that last failed. A session start in the same project injects it (handoff.* sett
 			switch {
 			case origin.Here:
 			case origin.Other:
-				a.Printf("\n(arrived by sync, written by %s)\n", origin.Author)
+				a.Printf("\n(arrived by sync, written by %s)\n", printable.String(origin.Author))
 			default:
 				a.Printf("\n(arrived by sync)\n")
 			}

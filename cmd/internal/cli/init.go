@@ -35,7 +35,7 @@ func (a *App) initCmd() *cobra.Command {
 					fmt.Fprintf(a.Stderr, "reflect: %s\n", n)
 				}
 				if a.JSON() {
-					return a.PrintJSON(map[string]any{"home": r.Root(), "created": true, "remote": r.Remote("origin"), "sync": res})
+					return a.PrintJSON(map[string]any{"home": r.Root(), "created": true, "remote": memsync.RedactURL(r.Remote("origin")), "sync": res})
 				}
 				a.Printf("Joined the memory at %s in %s (%d files)\n", res.URL, r.Root(), len(res.In))
 				return nil
@@ -50,7 +50,7 @@ func (a *App) initCmd() *cobra.Command {
 				}
 			}
 			if a.JSON() {
-				return a.PrintJSON(map[string]any{"home": r.Root(), "created": created, "remote": r.Remote("origin")})
+				return a.PrintJSON(map[string]any{"home": r.Root(), "created": created, "remote": memsync.RedactURL(r.Remote("origin"))})
 			}
 			if created {
 				a.Printf("Initialised reflect repository at %s\n", r.Root())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -84,10 +85,8 @@ func (a *App) runList(o listOptions) error {
 			return FlagErrorf("--kind: %v", err)
 		}
 	}
-	if o.status != "all" {
-		if _, err := learnings.ParseStatus(o.status); err != nil {
-			return FlagErrorf("--status: %v (or all)", err)
-		}
+	if _, err := learnings.ParseStatusFilter(o.status); err != nil {
+		return FlagErrorf("--status: %v", err)
 	}
 	r, err := a.Repo()
 	if err != nil {
@@ -129,7 +128,7 @@ func (a *App) runList(o listOptions) error {
 	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tCONF\tSTATUS\tPROJECT\tTITLE")
 	for _, l := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short[l.ID], l.Kind, l.Confidence, l.Status, l.Project, Truncate(l.Title, 72))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short[l.ID], l.Kind, l.Confidence, l.Status, l.Project, Truncate(printable.String(l.Title), 72))
 	}
 	return tw.Flush()
 }

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"errors"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/team"
 )
@@ -32,7 +34,9 @@ func (a *App) showCmd() *cobra.Command {
 			if a.JSON() {
 				return a.PrintJSON(toJSON(l, true))
 			}
-			_, err = a.Stdout.Write(raw)
+			// a learning may have arrived from a remote: its file is printed without the
+			// control characters a terminal would act on
+			_, err = io.WriteString(a.Stdout, printable.String(string(raw)))
 			return err
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflect-memory/reflect/anchor"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/workspace"
@@ -100,7 +101,7 @@ func (a *App) staleProject(r *gitstore.Repo, project string) (*anchor.Project, e
 }
 
 func (a *App) printStale(st anchor.Stale) {
-	a.Printf("\n%s %s — %s\n", strings.ToUpper(string(st.Freshness.State)), st.ID, st.Title)
+	a.Printf("\n%s %s — %s\n", strings.ToUpper(string(st.Freshness.State)), st.ID, printable.String(st.Title))
 	for _, c := range st.Freshness.Anchors {
 		switch c.State {
 		case anchor.Fresh:

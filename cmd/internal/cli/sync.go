@@ -79,7 +79,7 @@ func (a *App) remoteCmd() *cobra.Command {
 					return err
 				}
 			}
-			url := r.Remote(name)
+			url := memsync.RedactURL(r.Remote(name))
 			if a.JSON() {
 				return a.PrintJSON(map[string]string{"name": name, "url": url})
 			}

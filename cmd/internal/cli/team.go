@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/team"
 )
@@ -129,9 +130,10 @@ func (a *App) teamPendingCmd() *cobra.Command {
 				fmt.Fprintln(a.Stderr, "no promotion waits for review")
 			}
 			for _, p := range all {
-				a.Printf("%s\t%s\t%s\n", p.Team, p.Branch, p.Author)
+				// a promotion's branch, author and titles are what the team's remote says
+				a.Printf("%s\t%s\t%s\n", p.Team, printable.String(p.Branch), printable.String(p.Author))
 				for i, id := range p.IDs {
-					a.Printf("  %s %s\n", id, p.Titles[i])
+					a.Printf("  %s %s\n", id, printable.String(p.Titles[i]))
 				}
 			}
 			return nil

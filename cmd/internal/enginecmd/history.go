@@ -16,6 +16,7 @@ import (
 	"github.com/reflect-memory/reflect/history"
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/install"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/opencode"
 	"github.com/reflect-memory/reflect/workspace"
@@ -197,7 +198,7 @@ project (its clones and worktrees included) unless --global or --project.`,
 			if a.JSON() {
 				return a.PrintJSON(res)
 			}
-			res.WriteText(a.Stdout)
+			res.WriteText(printable.Writer(a.Stdout)) // a transcript may hold any byte a tool printed
 			return nil
 		},
 	}
@@ -254,7 +255,7 @@ func (a *app) historyRecentCmd() *cobra.Command {
 				fmt.Fprintf(a.Stderr, "no session of %s in the history (--global lists every project's)\n", project)
 				return nil
 			}
-			history.WriteRecent(a.Stdout, sessions)
+			history.WriteRecent(printable.Writer(a.Stdout), sessions) // a first prompt may hold any byte
 			return nil
 		},
 	}

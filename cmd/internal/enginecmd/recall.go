@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/cmd/internal/cli"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/recall"
 )
 
@@ -85,7 +86,7 @@ injected in that session are left out, as the hook does (recall itself records n
 				fmt.Fprintln(a.Stderr, "nothing to inject")
 				return nil
 			}
-			fmt.Fprintln(a.Stdout, res.Text)
+			fmt.Fprintln(a.Stdout, printable.String(res.Text))
 			return nil
 		},
 	}
@@ -99,7 +100,7 @@ injected in that session are left out, as the hook does (recall itself records n
 }
 
 func (a *app) explain(res *recall.Result, took time.Duration) {
-	w := a.Stderr
+	w := printable.Writer(a.Stderr) // titles and bodies may have come from a remote
 	fmt.Fprintf(w, "%s recall for %s, %s\n", res.Kind, res.Project, took.Round(100*time.Microsecond))
 	for _, tp := range res.Topics {
 		var terms []string

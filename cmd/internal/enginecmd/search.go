@@ -12,6 +12,7 @@ import (
 	"github.com/reflect-memory/reflect/cmd/internal/cli"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -62,17 +63,12 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 		}
 		q.Kinds = []string{string(k)}
 	}
-	switch o.status {
-	case "all":
-		for _, s := range learnings.AllStatuses() {
-			q.Statuses = append(q.Statuses, string(s))
-		}
-	default:
-		s, err := learnings.ParseStatus(o.status)
-		if err != nil {
-			return cli.FlagErrorf("--status: %v (or all)", err)
-		}
-		q.Statuses = []string{string(s)}
+	statuses, err := learnings.ParseStatusFilter(o.status)
+	if err != nil {
+		return cli.FlagErrorf("--status: %v", err)
+	}
+	for _, s := range statuses {
+		q.Statuses = append(q.Statuses, string(s))
 	}
 	if o.tag != "" {
 		q.Tags = []string{o.tag}
@@ -142,7 +138,7 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 		if i > 0 {
 			fmt.Fprintln(a.Stdout)
 		}
-		title := h.Title
+		title := printable.String(h.Title)
 		if color {
 			title = "\x1b[1m" + title + "\x1b[0m"
 		}
@@ -163,7 +159,8 @@ func (a *app) runSearch(ctx context.Context, text string, o searchOptions) error
 }
 
 // mark highlights the matched words of a snippet: bold yellow on a terminal, **word**
-// otherwise.
+// otherwise. The snippet's own control characters go (it may come from a remote); the marks
+// are byte offsets into it, so each piece is filtered on its own.
 func mark(s string, marks [][2]int, color bool) string {
 	open, close := "**", "**"
 	if color {
@@ -175,11 +172,11 @@ func mark(s string, marks [][2]int, color bool) string {
 		if m[0] < at || m[1] > len(s) {
 			continue
 		}
-		b.WriteString(s[at:m[0]])
-		b.WriteString(open + s[m[0]:m[1]] + close)
+		b.WriteString(printable.String(s[at:m[0]]))
+		b.WriteString(open + printable.String(s[m[0]:m[1]]) + close)
 		at = m[1]
 	}
-	b.WriteString(s[at:])
+	b.WriteString(printable.String(s[at:]))
 	return b.String()
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/cmd/internal/cli"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/team"
 	"github.com/reflect-memory/reflect/team/teamindex"
 )
@@ -67,7 +68,7 @@ learning and bring its index up to date. SessionStart runs this in the backgroun
 						first = fmt.Errorf("team %s: %w", n, err)
 					}
 					if !quiet && !a.JSON() {
-						fmt.Fprintf(a.Stderr, "reflect: team %s: %v\n", n, err)
+						fmt.Fprintf(a.Stderr, "reflect: team %s: %s\n", n, printable.String(err.Error()))
 					}
 				} else {
 					rw.Action = res.Action
