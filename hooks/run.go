@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/reflect-memory/reflect/config"
@@ -82,7 +83,9 @@ type event struct {
 	spawn   func(args ...string) // Options.Background
 	ws      *workspace.Workspace // the session's directory, read once (see workspace())
 	engine  *Engine              // Options.Engine
-	handoff handoff.Written      // what a capture staged of the session's handoff
+	mu      sync.Mutex
+	later   [][]string      // background commands started as the hook ends (afterwards)
+	handoff handoff.Written // what a capture staged of the session's handoff
 }
 
 // report is what the hook did, kept in last-event.json for the status line and status.
@@ -240,6 +243,9 @@ func Run(ctx context.Context, o Options) {
 		}
 	}
 	log.Debug("hook done", "event", p.Event, "ms", e.report.Millis)
+	for _, args := range e.takeAfterwards() {
+		e.background(args...)
+	}
 	if e.report.Learned != "" && indexlayout.Exists(r) {
 		e.background("internal", "after-write") // index the new learning, refill the pool
 	} else if r.PoolLow() {
@@ -317,8 +323,10 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		return nil, e.capture(ctx, queue.TriggerPreCompact)
 	case "Stop":
 		if e.TranscriptPath != "" {
-			// the session history archives the transcript as it grows, off the agent's path
-			e.background("history", "import", "--transcript", e.TranscriptPath)
+			// the session history archives the transcript as it grows, off the agent's path;
+			// started once the hook's own work is done, so that the engine's start-up does
+			// not compete with it for the machine's cores
+			e.afterwards("history", "import", "--transcript", e.TranscriptPath)
 		}
 		return nil, e.capture(ctx, queue.TriggerStop)
 	case "SessionEnd":
@@ -394,4 +402,22 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 		}
 	}
 	return res.err
+}
+
+// afterwards starts `reflect ARGS…` detached as the hook ends, after last-event.json: a
+// process spawned mid-hook (the Stop hook's history import, reflect-engine) started on the
+// other core while the hook still worked, and bench -hooks measured the Stop hook at 1.4–1.5×
+// the process start-up. What a handler asked for runs even when it then passed its deadline.
+func (e *event) afterwards(args ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.later = append(e.later, args)
+}
+
+func (e *event) takeAfterwards() [][]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	later := e.later
+	e.later = nil
+	return later
 }
