@@ -60,7 +60,9 @@ func runHooks(n, runs, projects int) error {
 	}
 	rows := []*row{{name: "reflect version (process start-up)"}, {name: "PostToolUse, failed call (arms the watcher)"},
 		{name: "PreCompact (digest + one commit)"}, {name: "Stop, nothing new (gated)"},
-		{name: "SessionEnd after a turn (digest + one commit)"}}
+		{name: "SessionEnd after a turn (digest + one commit)"},
+		{name: "reflect-engine version (what reflect hands search and recall to)"}}
+	engine := filepath.Join(filepath.Dir(bin), "reflect-engine")
 	failure := payload("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "npm test"}, "error": "Exit code 1"})
 	for i := 0; i < runs+3; i++ {
 		start := time.Now()
@@ -89,6 +91,11 @@ func runHooks(n, runs, projects int) error {
 		}
 		times = append(times, d)
 		settle(home)
+		start = time.Now()
+		if out, err := command(env, ".", engine, "version").CombinedOutput(); err != nil {
+			return fmt.Errorf("reflect-engine version: %v: %s", err, out)
+		}
+		times = append(times, time.Since(start))
 		if i >= 3 {
 			for k, t := range times {
 				rows[k].times = append(rows[k].times, ms(t))

@@ -302,6 +302,17 @@ func settle(home string) {
 	}
 }
 
+// buildBoth builds reflect and, beside it, reflect-engine (which the lean reflect hands the
+// engine's commands and hook events to) into dir and returns reflect's path.
+func buildBoth(dir string) (string, error) {
+	for _, name := range []string{"reflect-engine", "reflect"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./cmd/"+name).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("build %s (run from the repository root): %v\n%s", name, err, out)
+		}
+	}
+	return filepath.Join(dir, "reflect"), nil
+}
+
 // setup makes a temporary directory (the caller removes it), builds reflect into it and
 // returns it with an environment whose HOME is that directory, so nothing of the user's is
 // read or changed.
@@ -309,9 +320,8 @@ func setup(kind string) (tmp, bin string, env []string, err error) {
 	if tmp, err = os.MkdirTemp("", "reflect-bench-"+kind); err != nil {
 		return "", "", nil, err
 	}
-	bin = filepath.Join(tmp, "reflect")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/reflect").CombinedOutput(); err != nil {
-		return tmp, "", nil, fmt.Errorf("build reflect (run from the repository root): %v\n%s", err, out)
+	if bin, err = buildBoth(tmp); err != nil {
+		return tmp, "", nil, err
 	}
 	env = append(os.Environ(), "HOME="+tmp, "XDG_CONFIG_HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.org",

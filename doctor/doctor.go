@@ -28,7 +28,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/reflect-memory/reflect/config"
-	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/install"
@@ -68,9 +68,6 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 }
 
-// ErrUnhealthy is what a command returns after reporting a setup with an error finding.
-var ErrUnhealthy = errors.New("unhealthy")
-
 // Options say what to check and how.
 type Options struct {
 	Home string // the knowledge repository
@@ -91,7 +88,8 @@ type Options struct {
 type doctor struct {
 	o         Options
 	rep       Report
-	learnings int // valid learnings in HEAD, for the index check
+	learnings int      // valid learnings in HEAD, for the index check
+	engines   []string // the reflects whose reflect-engine was checked
 }
 
 // Run runs every check and returns the report. A check that cannot run because an earlier
@@ -115,6 +113,9 @@ func Run(ctx context.Context, o Options) *Report {
 	}
 	d.mcp(install.Claude)
 	d.mcp(install.Codex)
+	if lean := runningEngine(); lean != "" && !slices.Contains(d.engines, lean) {
+		d.engine(lean, "this reflect is")
+	}
 	if r, intact := d.repository(ctx); r != nil {
 		if intact {
 			d.index(r)
@@ -326,6 +327,10 @@ func (d *doctor) binaries(harness string, w wired, fix string) {
 			d.add(Finding{Check: "binary", Severity: OK, Message: fmt.Sprintf("%s hooks run %s (not checked: the host expands it)", hostName(harness), prog)})
 		default:
 			d.add(Finding{Check: "binary", Severity: OK, Message: fmt.Sprintf("%s hooks run %s", hostName(harness), path)})
+			if !slices.Contains(d.engines, path) {
+				d.engines = append(d.engines, path)
+				d.engine(path, hostName(harness)+" hooks run")
+			}
 		}
 	}
 }
@@ -853,17 +858,17 @@ func (d *doctor) queue(r *gitstore.Repo) {
 
 // drain checks the pause of LLM draining and today's LLM use against its caps (80% warns).
 func (d *doctor) drain(r *gitstore.Repo) {
-	if p := drain.Paused(r); p != nil {
+	if p := drainstate.Paused(r); p != nil {
 		d.add(Finding{Check: "drain", Severity: Warn, Fix: d.reflect("queue retry --all") + "   (after fixing the cause)",
 			Message: fmt.Sprintf("LLM draining paused since %s (%s): %s", p.Since.Local().Format("2006-01-02 15:04"), p.Extractor, p.Reason)})
 	} else {
 		d.add(Finding{Check: "drain", Severity: OK, Message: "not paused (extractor " + r.Config().Drain.Extractor + ")"})
 	}
 	cfg := r.Config().Drain
-	u := drain.UsageOn(r, d.o.Now)
+	u := drainstate.UsageOn(r, d.o.Now)
 	var near []string
 	var keys []string
-	caps := drain.Caps(cfg, u)
+	caps := drainstate.Caps(cfg, u)
 	for _, c := range caps {
 		if c.Near() {
 			state := "close to the cap"

@@ -41,6 +41,9 @@ func newSetup(t *testing.T) *setup {
 	if err := os.WriteFile(s.bin, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(install.EngineBeside(s.bin), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, h := range []string{install.Claude, install.Codex} {
 		path, err := install.ConfigPath(h, false, "")
 		if err != nil {
@@ -250,6 +253,13 @@ func TestRun(t *testing.T) {
 			},
 		},
 		{
+			name: "no reflect-engine beside the hooks' reflect",
+			brk: func(t *testing.T, s *setup) {
+				os.Remove(install.EngineBeside(s.bin))
+			},
+			want: []want{{"engine", Error, "which has no reflect-engine beside it", "go install github.com/reflect-memory/reflect/cmd/...@latest"}},
+		},
+		{
 			name: "hook binary not executable",
 			brk: func(t *testing.T, s *setup) {
 				os.Chmod(s.bin, 0o644)
@@ -305,6 +315,7 @@ func TestRun(t *testing.T) {
 				codexOnPath(t)
 				moved := filepath.Join(t.TempDir(), "reflect")
 				os.Link(s.bin, moved)
+				os.Link(install.EngineBeside(s.bin), install.EngineBeside(moved))
 				if _, err := install.Install(context.Background(), install.Options{Harness: install.Codex, Path: configPath(t, install.Codex), Binary: moved}); err != nil {
 					t.Fatal(err)
 				}

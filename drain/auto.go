@@ -2,8 +2,9 @@ package drain
 
 import (
 	"context"
-	"fmt"
 	"os/exec"
+
+	"github.com/reflect-memory/reflect/drain/drainstate"
 )
 
 // auto is drain.extractor = "auto", the default: a model reads what only a model can (the
@@ -37,17 +38,14 @@ func (x *auto) Reply(ctx context.Context, in Input) (Reply, Usage, error) {
 	return reply(ctx, x.For(in.Entry.Harness), in)
 }
 
-// For is the extractor auto uses for a capture of harness: the host's own CLI when it is on
-// PATH, the other host's when only that one is, else the heuristic.
+// For is the extractor auto uses for a capture of harness (drainstate.AutoCLI): the host's own
+// CLI when it is on PATH, the other host's when only that one is, else the heuristic.
 func (x *auto) For(harness string) Extractor {
-	order := []Extractor{x.claude, x.codex}
-	if harness == "codex" {
-		order = []Extractor{x.codex, x.claude}
-	}
-	for _, e := range order {
-		if _, err := x.lookPath(e.Name()); err == nil {
-			return e
-		}
+	switch drainstate.AutoCLI(harness, x.lookPath) {
+	case x.claude.Name():
+		return x.claude
+	case x.codex.Name():
+		return x.codex
 	}
 	return Heuristic()
 }
@@ -55,28 +53,4 @@ func (x *auto) For(harness string) Extractor {
 // resolver is an extractor that picks another per entry (auto).
 type resolver interface {
 	For(harness string) Extractor
-}
-
-// Describe says in one line what the drain will do with extractor name on this machine: for
-// auto, which CLI it will run for each host's captures, or that the heuristic drains.
-func Describe(name string) string {
-	if name != "auto" {
-		return name
-	}
-	a := Auto(LLMOptions{}).(*auto)
-	claude, codex := a.For("claude-code"), a.For("codex")
-	switch {
-	case claude.Name() == "heuristic":
-		return "auto: claude -p for Claude Code sessions, codex exec for Codex ones; neither is on PATH here, so the heuristic drains (offline: reflect config set drain.extractor heuristic)"
-	case claude.Name() == codex.Name():
-		return fmt.Sprintf("auto: %s for every session (the only one on PATH), within the daily caps, else the heuristic (offline: reflect config set drain.extractor heuristic)", cliOf(claude.Name()))
-	}
-	return "auto: claude -p for Claude Code sessions, codex exec for Codex ones, within the daily caps, else the heuristic (offline: reflect config set drain.extractor heuristic)"
-}
-
-func cliOf(name string) string {
-	if name == "codex" {
-		return "codex exec"
-	}
-	return "claude -p"
 }

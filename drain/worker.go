@@ -17,6 +17,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 
 	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/index"
@@ -252,7 +253,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		ext = chosen.For(e.Harness)
 	}
 	if ext.LLM() {
-		if p := Paused(w.r); p != nil {
+		if p := drainstate.Paused(w.r); p != nil {
 			ext, res.Note = w.heuristic, "LLM paused: "+p.Reason
 		} else if why := w.capped(); why != "" {
 			if !isAuto {
@@ -278,7 +279,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 	case errors.Is(err, ErrPause):
 		reason := err.Error()
 		w.o.Log.Warn("LLM draining paused", "extractor", ext.Name(), "reason", reason)
-		setPause(w.r, Pause{Since: w.o.Now().UTC(), Extractor: ext.Name(), Reason: reason})
+		drainstate.SetPause(w.r, drainstate.Pause{Since: w.o.Now().UTC(), Extractor: ext.Name(), Reason: reason})
 		ext, res.Extractor, res.Note = w.heuristic, w.heuristic.Name(), "LLM paused: "+reason
 		props, _, err = ext.Extract(ctx, in)
 		answer, in.Handoff = Reply{}, nil
@@ -357,7 +358,7 @@ var errCapped = errors.New("daily cap")
 
 // capped says why LLM draining must wait for tomorrow, or "".
 func (w *worker) capped() string {
-	if why := CapReached(w.cfg, UsageOn(w.r, w.o.Now())); why != "" {
+	if why := drainstate.CapReached(w.cfg, drainstate.UsageOn(w.r, w.o.Now())); why != "" {
 		return "daily cap reached: " + why
 	}
 	return ""
@@ -379,7 +380,7 @@ func (w *worker) extract(ctx context.Context, ext Extractor, in Input) (Reply, i
 		attempts++
 		a, u, err := reply(ctx, ext, in)
 		if u.Calls > 0 || u.InputTokens > 0 {
-			addUsage(w.r, w.o.Now(), u)
+			drainstate.AddUsage(w.r, w.o.Now(), u.Calls, u.InputTokens)
 		}
 		if err != nil {
 			w.o.Log.Info("extractor failed", "entry", in.Entry.ID, "extractor", ext.Name(), "attempt", attempts, "err", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
@@ -195,7 +196,7 @@ func TestFailedForGoodAndRetry(t *testing.T) {
 	if !strings.Contains(raw, `"error": "unusable extractor answer: no JSON`) || !strings.Contains(raw, `"attempts": 3`) {
 		t.Errorf("failed entry does not say why:\n%s", raw)
 	}
-	if u := UsageOn(r, time.Now()); u.Calls != 6 {
+	if u := drainstate.UsageOn(r, time.Now()); u.Calls != 6 {
 		t.Errorf("usage %+v, want 6 calls", u)
 	}
 	moved, err := queue.Retry(context.Background(), r, ids[0], false, time.Now())
@@ -242,11 +243,11 @@ func TestPauseFallsBackToHeuristic(t *testing.T) {
 			t.Errorf("entry %+v", e)
 		}
 	}
-	p := Paused(r)
+	p := drainstate.Paused(r)
 	if p == nil || !strings.Contains(p.Reason, "Invalid API key") {
 		t.Fatalf("pause %+v", p)
 	}
-	if ok, _ := Resume(r); !ok || Paused(r) != nil {
+	if ok, _ := drainstate.Resume(r); !ok || drainstate.Paused(r) != nil {
 		t.Error("resume did not lift the pause")
 	}
 }

@@ -18,7 +18,8 @@ var (
 	buildErr  error
 )
 
-// reflectBin builds cmd/reflect once per test run.
+// reflectBin builds cmd/reflect and, beside it, cmd/reflect-engine (to which reflect hands the
+// commands and hook events that need the search engine) once per test run.
 func reflectBin(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -35,14 +36,18 @@ func reflectBin(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "reflect")
+		exe := ""
 		if runtime.GOOS == "windows" {
-			binPath += ".exe"
+			exe = ".exe"
 		}
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/reflect").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			binPath = string(out)
+		binPath = filepath.Join(dir, "reflect"+exe)
+		for _, b := range []struct{ out, pkg string }{{binPath, "../cmd/reflect"}, {filepath.Join(dir, "reflect-engine"+exe), "../cmd/reflect-engine"}} {
+			out, err := exec.Command("go", "build", "-o", b.out, b.pkg).CombinedOutput()
+			if err != nil {
+				buildErr = err
+				binPath = string(out)
+				return
+			}
 		}
 	})
 	if buildErr != nil {

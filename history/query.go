@@ -1,6 +1,7 @@
 package history
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -204,37 +205,61 @@ func (p parsed) terms() []term {
 }
 
 // matcher says whether a message's text matches terms the way the index does, plus their
-// literal checks: the confirmation of a candidate the index found.
+// literal checks: the confirmation of a candidate the index found. A query has a few terms
+// and a message hundreds of words: looking each term up in the message's terms (one string,
+// space-bounded) costs less than a set of them, which was ~13% of a rare-needle search's CPU
+// (perf, 40 runs of reflect-engine history search on 134,000 messages); the lower-case text is
+// made only when a term has a literal to check.
 type matcher struct {
-	words map[string]bool
-	grams map[string]bool
-	lower string
+	terms string // the text's terms, each between spaces
+	grams []string
+	text  string
+	lower string // strings.ToLower(text), once a literal needs it
+	low   bool
 }
 
 func (tm *termer) matcher(text string) *matcher {
 	terms, grams := tm.split(text)
-	m := &matcher{words: map[string]bool{}, grams: map[string]bool{}, lower: strings.ToLower(text)}
-	for _, w := range strings.Fields(terms) {
-		m.words[w] = true
-	}
-	for _, g := range grams {
-		m.grams[g] = true
-	}
-	return m
+	return &matcher{terms: " " + terms + " ", grams: grams, text: text}
 }
 
 func (m *matcher) match(t term) bool {
 	for _, w := range t.text {
-		if !m.words[w] {
+		if !m.hasTerm(w) {
 			return false
 		}
 	}
 	for _, g := range t.grams {
-		if !m.grams[g] {
+		if !slices.Contains(m.grams, g) {
 			return false
 		}
 	}
-	return t.literal == "" || strings.Contains(m.lower, t.literal)
+	if t.literal == "" {
+		return true
+	}
+	if !m.low {
+		m.lower, m.low = strings.ToLower(m.text), true
+	}
+	return strings.Contains(m.lower, t.literal)
+}
+
+// hasTerm says whether w is one of the text's terms.
+func (m *matcher) hasTerm(w string) bool {
+	if w == "" {
+		return false
+	}
+	for from := 1; from < len(m.terms); {
+		i := strings.Index(m.terms[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if m.terms[i-1] == ' ' && m.terms[i+len(w)] == ' ' {
+			return true
+		}
+		from = i + 1
+	}
+	return false
 }
 
 // matches reports whether the message matches p: all terms of an alternative, or (anyTerm)

@@ -328,3 +328,14 @@ func TestSplit(t *testing.T) {
 		t.Errorf("grams %q, want %q", got, want)
 	}
 }
+
+// The confirmation finds a term only as a whole term of the message, wherever it is.
+func TestMatcherTerms(t *testing.T) {
+	m := &matcher{terms: " retry cache retries time "}
+	for w, want := range map[string]bool{"retry": true, "cache": true, "time": true, "retries": true,
+		"ret": false, "tim": false, "ache": false, "": false, "retry cache": true, "etries": false} {
+		if got := m.hasTerm(w); got != want {
+			t.Errorf("hasTerm(%q) = %v; want %v", w, got, want)
+		}
+	}
+}

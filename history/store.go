@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,7 +144,38 @@ func (a *Archive) readStore(stream string, n int) (storeLines, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines := make(storeLines, 0, n)
+	return splitStore(data, n, nil), nil
+}
+
+// readStoreInto is readStore into buf and lines, reused from call to call (what it returns
+// is valid until the next call): a search confirms hits in tens of stores, and a fresh buffer
+// for each faulted in new pages for every byte read.
+func (a *Archive) readStoreInto(stream string, n int, buf []byte, lines storeLines) ([]byte, storeLines, error) {
+	f, err := os.Open(a.storePath(stream))
+	if err != nil {
+		return buf, lines, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return buf, lines, err
+	}
+	size := int(fi.Size())
+	if cap(buf) < size {
+		buf = make([]byte, size+size/4)
+	}
+	k, err := io.ReadFull(f, buf[:size])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return buf, lines, err
+	}
+	return buf, splitStore(buf[:k], n, lines[:0]), nil
+}
+
+// splitStore cuts data into at most n lines, appended to lines.
+func splitStore(data []byte, n int, lines storeLines) storeLines {
+	if lines == nil {
+		lines = make(storeLines, 0, n)
+	}
 	for len(data) > 0 && len(lines) < n {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -152,7 +184,7 @@ func (a *Archive) readStore(stream string, n int) (storeLines, error) {
 		lines = append(lines, data[:i])
 		data = data[i+1:]
 	}
-	return lines, nil
+	return lines
 }
 
 // get decodes the record of seq; ok is false when the store does not have it.

@@ -8,5 +8,7 @@
 // deadline or is abandoned (a write in flight is completed or undone by the next writer,
 // never left half-done); nothing happens at all under REFLECT_INTERNAL=1. Problems go to
 // .git/reflect/log, never to the agent. This package never blocks on anything slow: drain,
-// sync and archiving are handed to detached processes.
+// sync and archiving are handed to detached processes. The lean reflect runs the captures
+// itself and hands the events that need the search engine (Engine: the recall events,
+// opencode's captures) to reflect-engine as a child, within the same deadline (Options.HandOff).
 package hooks

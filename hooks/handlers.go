@@ -13,7 +13,6 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
-	"github.com/reflect-memory/reflect/recall"
 	"github.com/reflect-memory/reflect/transcript"
 	"github.com/reflect-memory/reflect/transcript/redact"
 	"github.com/reflect-memory/reflect/workspace"
@@ -50,7 +49,10 @@ func (e *event) onToolResult() error {
 	}
 	data, _ := json.Marshal(w)
 	e.report.Armed = true
-	return e.repo.WriteState(e.watchPath(), data)
+	// volatile, as last-event.json: a watcher lives for minutes, and a crash that loses it (or
+	// leaves a file that does not parse, which onPrompt ignores) costs one correction, while its
+	// two fsyncs were 9% of a PostToolUse hook's CPU (perf over 80 hook processes)
+	return e.repo.WriteVolatileState(e.watchPath(), data)
 }
 
 // onPrompt commits an explicit "remember: …" at once, and a correction when the watcher is
@@ -134,8 +136,8 @@ func (e *event) project() string { return e.workspace().Project }
 func (e *event) workspace() *workspace.Workspace {
 	if e.ws == nil {
 		n := 0
-		if e.Event == "SessionStart" {
-			n = recall.StartSubjects
+		if e.Event == "SessionStart" && e.engine != nil {
+			n = e.engine.StartSubjects
 		}
 		w, _ := workspace.Read(e.CWD, n)
 		e.ws = &w

@@ -7,7 +7,6 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
-	"github.com/reflect-memory/reflect/recall"
 	"github.com/reflect-memory/reflect/transcript"
 )
 
@@ -54,6 +53,12 @@ func (e *event) handoffBlock() string {
 	if !e.cfg.Handoff.Enabled {
 		return ""
 	}
+	if e.engine == nil || e.engine.Neutralise == nil || e.engine.OthersMode == nil {
+		// a handoff may come from elsewhere: never injected without recall's rules for other
+		// authors and its neutralising of markup, which only reflect-engine links
+		e.report.Handoff = "held back: reflect-engine is not there to vet it"
+		return ""
+	}
 	ws := e.workspace()
 	if ws.Project == "" || ws.Project == learnings.Global {
 		return ""
@@ -76,7 +81,7 @@ func (e *event) handoffBlock() string {
 		return ""
 	}
 	e.report.Handoff = f.Path
-	return handoff.Block(f, e.now, e.cfg.Handoff.MaxChars, recall.Neutralise)
+	return handoff.Block(f, e.now, e.cfg.Handoff.MaxChars, e.engine.Neutralise)
 }
 
 // trustsOthers says whether a handoff not written by this user may be injected.
@@ -85,7 +90,7 @@ func (e *event) trustsOthers(o handoff.Origin) bool {
 	if mode == config.FromOthersAuto && o.Other {
 		return false // another author exists: auto holds back what nobody reviewed
 	}
-	return recall.OthersMode(e.repo, mode) == config.FromOthersAll
+	return e.engine.OthersMode(e.repo, mode) == config.FromOthersAll
 }
 
 // withHandoff puts the handoff block before the recalled learnings, in the one output, in

@@ -2,9 +2,6 @@ package hooks
 
 import (
 	"context"
-	"path/filepath"
-
-	"github.com/reflect-memory/reflect/opencode"
 )
 
 // HostOpencode is opencode, through the plugin `reflect install opencode` writes: opencode
@@ -35,8 +32,10 @@ func opencodePayload(f rawFields, argEvent string) Payload {
 // mirrorOpencode brings the session's mirror (package opencode) up to date and makes it the
 // transcript a capture reads: opencode keeps its sessions in a database, not a file.
 func (e *event) mirrorOpencode(ctx context.Context) {
-	path, err := opencode.MirrorSession(ctx, opencode.DBPath(), opencode.StorageDir(),
-		filepath.Join(e.repo.StateDir(), "opencode"), e.SessionID)
+	if e.engine == nil || e.engine.MirrorOpencode == nil {
+		return // the lean reflect hands these events to reflect-engine
+	}
+	path, err := e.engine.MirrorOpencode(ctx, e.repo.StateDir(), e.SessionID)
 	if err != nil {
 		e.log.Warn("opencode session not read", "session", e.SessionID, "err", err)
 		return

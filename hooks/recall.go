@@ -4,64 +4,66 @@ import (
 	"context"
 	"time"
 
-	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/queue"
-	"github.com/reflect-memory/reflect/recall"
 	"github.com/reflect-memory/reflect/workspace"
 )
 
+// Engine is what the recall events need and only reflect-engine links: the search index
+// (bleve) and the recall over it, and opencode's session database (sqlite). Package
+// hookengine provides it. The lean reflect has none: it hands the events that need it to
+// reflect-engine (Options.HandOff), so that the capture hooks never initialise a search
+// engine (bleve's package init alone was 1.9 ms of every process, GODEBUG=inittrace=1).
+type Engine struct {
+	// StartSubjects is how many commit subjects a session start's recall draws on.
+	StartSubjects int
+	// Neutralise keeps a text from elsewhere (a handoff) from posing as the host's markup.
+	Neutralise func(string) string
+	// OthersMode is recall.from_others as it applies to a repository now (recall.OthersMode):
+	// whether a handoff another author wrote may be injected.
+	OthersMode func(repo *gitstore.Repo, mode string) string
+	// Recall answers a SessionStart (Prompt "") or a UserPromptSubmit: the text to inject
+	// ("" for nothing) and how many learnings it holds.
+	Recall func(ctx context.Context, q RecallQuery) (text string, injected int, err error)
+	// MirrorOpencode brings opencode session's mirror under stateDir up to date and returns
+	// the transcript a capture reads.
+	MirrorOpencode func(ctx context.Context, stateDir, session string) (string, error)
+}
+
+// RecallQuery is one recall event, as Engine.Recall reads it.
+type RecallQuery struct {
+	Repo    *gitstore.Repo
+	Config  config.Config
+	Harness string
+	Session string
+	Cwd     string
+	Prompt  string // "" at a session start
+	Now     time.Time
+	// Workspace reads the session's directory (once per hook); Recall calls it while the
+	// index opens.
+	Workspace func() *workspace.Workspace
+	// Background starts a detached reflect-engine on this repository (a stale index is
+	// caught up off the agent's path).
+	Background func(args ...string)
+}
+
 // recall answers SessionStart (prompt "") and UserPromptSubmit with the learnings worth
-// injecting, as the hook's output (nil when nothing qualifies). It never waits long: the
-// index is opened with a short lock timeout, a missing index is scanned instead (and
-// rebuilt in the background), and a stale one is caught up inline only when few
-// learnings changed.
+// injecting, as the hook's output (nil when nothing qualifies), through the engine.
 func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
-	var topic *recall.Topic
-	if prompt != "" {
-		tp := recall.PromptTopic(prompt)
-		if tp.Empty() {
-			return nil, nil // "thanks", "go on": nothing to look for, no index to open
-		}
-		topic = &tp
-	}
-	deadline, ok := ctx.Deadline()
-	budget := e.cfg.Hooks.RecallTimeout.Std()
-	if ok {
-		budget = time.Until(deadline)
-	}
-	// opening (and, at worst, scanning) may take most of the budget; searching and
-	// rendering need the rest.
-	openCtx, cancel := context.WithTimeout(ctx, budget*6/10)
-	defer cancel()
-	// the project's commits and files are read while the index opens: each is a few
-	// milliseconds of a session start's files read
-	read := make(chan *workspace.Workspace, 1)
-	go func() { read <- e.workspace() }()
-	ix, err := index.Open(openCtx, e.repo, index.Options{
-		LockTimeout:  min(250*time.Millisecond, budget/4),
-		CatchUpLimit: 500,
-		NoBuild:      true,
-	})
-	ws := <-read
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	if !ix.Fresh {
-		e.background("internal", "index")
-	}
-	res, err := recall.Recall(ctx, e.repo, ix, recall.Request{
-		Harness: e.harness, Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Topic: topic, Now: e.now,
-		Workspace: ws,
-	})
-	if err != nil {
-		return nil, err
-	}
-	e.report.Recalled = len(res.Injected)
-	if res.Text == "" {
+	if e.engine == nil || e.engine.Recall == nil {
 		return nil, nil
 	}
-	return e.contextOutput(res.Text), nil
+	text, n, err := e.engine.Recall(ctx, RecallQuery{Repo: e.repo, Config: e.cfg, Harness: e.harness,
+		Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Now: e.now, Workspace: e.workspace, Background: e.background})
+	if err != nil {
+		return nil, err
+	}
+	e.report.Recalled = n
+	if text == "" {
+		return nil, nil
+	}
+	return e.contextOutput(text), nil
 }
 
 // background starts a detached reflect on this repository, when the caller allows it.

@@ -1,18 +1,21 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
-	"github.com/reflect-memory/reflect/index"
+	indexlayout "github.com/reflect-memory/reflect/index/layout"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/team"
 	"github.com/reflect-memory/reflect/workspace"
@@ -33,6 +36,13 @@ type Options struct {
 	// Background starts `reflect ARGS…` detached, for work that must not hold up the host
 	// (refilling the file pool now; drain and sync later). Nil: no background work.
 	Background func(args ...string)
+	// Engine answers the recall events and reads opencode's database in this process
+	// (reflect-engine). Nil in the lean reflect.
+	Engine *Engine
+	// HandOff runs this hook in reflect-engine, the payload on its stdin, and returns what it
+	// printed; ctx carries the event's deadline. The lean reflect sets it (and no Engine):
+	// the events that need the engine (NeedsEngine) are handed off whole.
+	HandOff func(ctx context.Context, payload []byte) ([]byte, error)
 }
 
 // maxPayload bounds what a hook reads from stdin. The largest payloads hosts send are a
@@ -72,7 +82,10 @@ type event struct {
 	report  *report
 	spawn   func(args ...string) // Options.Background
 	ws      *workspace.Workspace // the session's directory, read once (see workspace())
-	handoff handoff.Written      // what a capture staged of the session's handoff
+	engine  *Engine              // Options.Engine
+	mu      sync.Mutex
+	later   [][]string      // background commands started as the hook ends (afterwards)
+	handoff handoff.Written // what a capture staged of the session's handoff
 }
 
 // report is what the hook did, kept in last-event.json for the status line and status.
@@ -175,7 +188,7 @@ func Run(ctx context.Context, o Options) {
 	}
 	e := &event{Payload: p, harness: harness, repo: r, cfg: cfg, log: log, now: start,
 		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()},
-		spawn:  o.Background}
+		spawn:  o.Background, engine: o.Engine}
 
 	deadline := e.cfg.Hooks.CaptureTimeout.Std()
 	if p.Event == "SessionStart" || p.Event == "UserPromptSubmit" {
@@ -183,6 +196,16 @@ func Run(ctx context.Context, o Options) {
 	}
 	ctx, cancel := context.WithDeadline(ctx, began.Add(deadline))
 	defer cancel()
+	if o.Engine == nil && o.HandOff != nil && e.needsEngine() {
+		err := e.handOff(ctx, o, in.data, began, deadline+grace)
+		if !errors.Is(err, ErrNoEngine) {
+			return
+		}
+		// reflect-engine is not installed: what this process can do (a prompt's "remember:",
+		// a correction, a capture) is still done; nothing is recalled
+		e.report.Error = err.Error()
+		log.Error("hook: no recall", "event", p.Event, "harness", harness, "err", err)
+	}
 	type result struct {
 		out *Output
 		err error
@@ -220,7 +243,10 @@ func Run(ctx context.Context, o Options) {
 		}
 	}
 	log.Debug("hook done", "event", p.Event, "ms", e.report.Millis)
-	if e.report.Learned != "" && index.Exists(r) {
+	for _, args := range e.takeAfterwards() {
+		e.background(args...)
+	}
+	if e.report.Learned != "" && indexlayout.Exists(r) {
 		e.background("internal", "after-write") // index the new learning, refill the pool
 	} else if r.PoolLow() {
 		e.background("internal", "fill-pool")
@@ -297,12 +323,101 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		return nil, e.capture(ctx, queue.TriggerPreCompact)
 	case "Stop":
 		if e.TranscriptPath != "" {
-			// the session history archives the transcript as it grows, off the agent's path
-			e.background("history", "import", "--transcript", e.TranscriptPath)
+			// the session history archives the transcript as it grows, off the agent's path;
+			// started once the hook's own work is done, so that the engine's start-up does
+			// not compete with it for the machine's cores
+			e.afterwards("history", "import", "--transcript", e.TranscriptPath)
 		}
 		return nil, e.capture(ctx, queue.TriggerStop)
 	case "SessionEnd":
 		return nil, e.capture(ctx, queue.TriggerSessionEnd)
 	}
 	return nil, nil
+}
+
+// needsEngine says whether this event needs what only reflect-engine links (Engine): the
+// recall events (a prompt's only where the host injects what it prints) and opencode's
+// captures, which read its sqlite database.
+func (e *event) needsEngine() bool {
+	switch e.Event {
+	case "SessionStart":
+		return true
+	case "UserPromptSubmit":
+		return e.promptRecall()
+	case "PreCompact", "Stop", "SessionEnd":
+		return e.Host == HostOpencode && e.SessionID != ""
+	}
+	return false
+}
+
+// ErrNoEngine is what Options.HandOff returns when reflect-engine could not be started (it
+// is not installed beside reflect): the hook then does in this process what needs no engine.
+var ErrNoEngine = errors.New("reflect-engine could not be started")
+
+// handOff runs the event in reflect-engine (Options.HandOff) and prints what it printed
+// when that is one JSON object and came before the deadline. The engine writes the event's
+// log lines and last-event.json itself; a hand-off that fails (the engine crashed or was
+// late) is logged and reported here, and the hook prints nothing. ErrNoEngine is returned
+// to the caller, unreported.
+func (e *event) handOff(ctx context.Context, o Options, payload []byte, began time.Time, wait time.Duration) error {
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	// the engine is killed at the deadline plus the grace, as this process gives up: its own
+	// deadline, counted from its own start a few milliseconds later, ends its work first
+	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), began.Add(wait))
+	defer cancel()
+	go func() {
+		out, err := o.HandOff(hctx, payload)
+		done <- result{out, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(time.Until(began.Add(wait))):
+		e.report.TimedOut = true
+		res.err = fmt.Errorf("%s hook: reflect-engine passed the deadline; gave up", e.Event)
+	}
+	if errors.Is(res.err, ErrNoEngine) {
+		return res.err
+	}
+	out := bytes.TrimSpace(res.out)
+	if res.err == nil && len(out) > 0 && (out[0] != '{' || !json.Valid(out)) {
+		res.err = fmt.Errorf("%s hook: reflect-engine printed something other than one JSON object (%d bytes); dropped", e.Event, len(out))
+	}
+	if res.err == nil {
+		if len(out) > 0 {
+			o.Stdout.Write(append(out, '\n'))
+		}
+		return nil
+	}
+	e.report.Error = res.err.Error()
+	e.log.Error("hook failed", "event", e.Event, "harness", e.harness, "session", e.SessionID, "err", res.err)
+	e.report.Millis = float64(time.Since(began).Microseconds()) / 1000
+	if b, err := json.Marshal(e.report); err == nil {
+		if err := e.repo.WriteVolatileState("last-event.json", b); err != nil {
+			e.log.Warn("write last-event.json", "err", err)
+		}
+	}
+	return res.err
+}
+
+// afterwards starts `reflect ARGS…` detached as the hook ends, after last-event.json: a
+// process spawned mid-hook (the Stop hook's history import, reflect-engine) started on the
+// other core while the hook still worked, and bench -hooks measured the Stop hook at 1.4–1.5×
+// the process start-up. What a handler asked for runs even when it then passed its deadline.
+func (e *event) afterwards(args ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.later = append(e.later, args)
+}
+
+func (e *event) takeAfterwards() [][]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	later := e.later
+	e.later = nil
+	return later
 }

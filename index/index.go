@@ -10,6 +10,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	indexlayout "github.com/reflect-memory/reflect/index/layout"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -165,7 +166,7 @@ func (l layout) discard(gen string) {
 }
 
 // Exists reports whether r has an index to keep up to date (cheap: one small file read).
-func Exists(r *gitstore.Repo) bool { return newLayout(r).current() != "" }
+func Exists(r *gitstore.Repo) bool { return indexlayout.Exists(r) }
 
 // CatchUp brings an existing index up to HEAD and closes it, giving up at once when another
 // process is writing it (that one, or the next reader, catches up). Without an index it

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	indexlayout "github.com/reflect-memory/reflect/index/layout"
 	"github.com/reflect-memory/reflect/internal/atomicfile"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
@@ -55,18 +56,11 @@ type layout struct {
 
 func newLayout(r *gitstore.Repo) layout {
 	locks := filepath.Join(r.StateDir(), "locks")
-	return layout{repo: r, dir: filepath.Join(r.StateDir(), "index"),
+	return layout{repo: r, dir: indexlayout.Dir(r),
 		lock: filepath.Join(locks, "index"), buildLock: filepath.Join(locks, "index-build")}
 }
 
-func (l layout) current() string {
-	b, err := os.ReadFile(filepath.Join(l.dir, "CURRENT"))
-	name := strings.TrimSpace(string(b))
-	if err != nil || name == "" || strings.ContainsAny(name, `/\`) {
-		return ""
-	}
-	return filepath.Join(l.dir, name)
-}
+func (l layout) current() string { return indexlayout.Current(l.repo) }
 
 // swap makes gen the live generation and removes the others. CURRENT is written durably
 // (atomicfile), and the sync of the index directory that takes also makes gen's own rename

@@ -32,7 +32,7 @@ type Pending struct {
 // as data only: nothing of theirs is checked out.
 func ListPending(ctx context.Context, personal *gitstore.Repo, name string) ([]Pending, error) {
 	// against the remote's main as it is now, not as the last pull left it
-	if _, err := Sync(ctx, personal, name); err != nil {
+	if _, err := Pull(ctx, personal, name); err != nil {
 		return nil, err
 	}
 	r, err := Open(personal, name)

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/learnings"
 	memsync "github.com/reflect-memory/reflect/sync"
 	"github.com/reflect-memory/reflect/transcript/redact"
@@ -80,7 +80,7 @@ func ScanSecrets(file []byte) (line int, kind, text string, found bool) {
 // withPromotedBy sets the frontmatter's promoted_by to who (replacing a value it had).
 func withPromotedBy(file []byte, who string) []byte {
 	line := "promoted_by: " + strings.NewReplacer("\n", " ", "\r", " ").Replace(who)
-	if loc := promotedRef.FindIndex(file); loc != nil && bytes.Index(file, []byte("\n---")) > loc[0] {
+	if loc := promotedRef.Regexp().FindIndex(file); loc != nil && bytes.Index(file, []byte("\n---")) > loc[0] {
 		return append(append(append([]byte{}, file[:loc[0]]...), line...), file[loc[1]:]...)
 	}
 	end := bytes.Index(file, []byte("\n---"))
@@ -142,7 +142,7 @@ func Promote(ctx context.Context, personal *gitstore.Repo, o PromoteOptions) (*P
 	sort.Slice(items, func(i, j int) bool { return items[i].l.ID < items[j].l.ID })
 
 	// start from what the team's main holds now
-	if _, err := Sync(ctx, personal, o.Team); err != nil {
+	if _, err := Pull(ctx, personal, o.Team); err != nil {
 		return nil, fmt.Errorf("sync team %s before promoting: %w", o.Team, err)
 	}
 	tr, err := Open(personal, o.Team)
@@ -289,7 +289,7 @@ func CompareURL(remote, branch string) string {
 	return fmt.Sprintf("git fetch %s %s && git diff main...FETCH_HEAD && git merge --no-ff FETCH_HEAD", memsync.RedactURL(remote), branch)
 }
 
-var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@([A-Za-z0-9.-]+):(.+)$`)
+var scpLike = lazyregexp.New(`^[A-Za-z0-9._-]+@([A-Za-z0-9.-]+):(.+)$`)
 
 // hostPath reads a web host and owner/name path out of a remote URL ("" for a path).
 func hostPath(remote string) (host, path string) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -338,11 +338,11 @@ func Superseded(r *gitstore.Repo) map[string]string {
 }
 
 var (
-	prNumber    = regexp.MustCompile(`(?:[Pp]ull request #|\(#)([0-9]{1,9})\b`)
-	mrNumber    = regexp.MustCompile(`[Mm]erge request [^\s!]*!([0-9]{1,9})\b`)
-	mergedRef   = regexp.MustCompile(`Merge (?:remote-tracking )?branch '([A-Za-z0-9._/-]{1,200})'|Merge pull request #[0-9]+ from [A-Za-z0-9._-]+/([A-Za-z0-9._/-]{1,200})`)
-	promotedRef = regexp.MustCompile(`(?m)^promoted_by:[ \t]*(.*)$`)
-	emailIn     = regexp.MustCompile(`<([^<>\s]{1,200})>`)
+	prNumber    = lazyregexp.New(`(?:[Pp]ull request #|\(#)([0-9]{1,9})\b`)
+	mrNumber    = lazyregexp.New(`[Mm]erge request [^\s!]*!([0-9]{1,9})\b`)
+	mergedRef   = lazyregexp.New(`Merge (?:remote-tracking )?branch '([A-Za-z0-9._/-]{1,200})'|Merge pull request #[0-9]+ from [A-Za-z0-9._-]+/([A-Za-z0-9._/-]{1,200})`)
+	promotedRef = lazyregexp.New(`(?m)^promoted_by:[ \t]*(.*)$`)
+	emailIn     = lazyregexp.New(`<([^<>\s]{1,200})>`)
 )
 
 // review decides how the change ch, on main's first-parent line in commit c, got there.
@@ -395,7 +395,7 @@ func PromotedBy(file []byte) string {
 	if i := strings.Index(string(file), "\n---"); i > 0 {
 		front = file[:i]
 	}
-	m := promotedRef.FindSubmatch(front)
+	m := promotedRef.Regexp().FindSubmatch(front)
 	if m == nil {
 		return ""
 	}

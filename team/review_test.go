@@ -88,7 +88,7 @@ func TestReviewedFromHistory(t *testing.T) {
 	m.Put("100644", path, text)
 	m.PushCommit(m.Commit("Erin", "erin@example.org", "Squashed by a reviewer (#9)", m.Tip()))
 
-	if _, err := Sync(ctx, p, "acme"); err != nil {
+	if _, err := Pull(ctx, p, "acme"); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := Open(p, "acme")
@@ -126,7 +126,7 @@ func TestReviewedFromHistory(t *testing.T) {
 	// it. The cache catches up from where it was, reading only the new commit.
 	m.Put("100644", directPath, strings.Replace(directText, "Direct push to main", "Direct push to main, edited by Carol", 1))
 	m.PushCommit(m.Commit("Carol", "carol@example.org", "fix wording", m.Tip()))
-	if _, err := Sync(ctx, p, "acme"); err != nil {
+	if _, err := Pull(ctx, p, "acme"); err != nil {
 		t.Fatal(err)
 	}
 	tr2, _ := Open(p, "acme")

@@ -1,6 +1,7 @@
 // Package team owns the team memories beside a user's personal one: where their clones live
 // (the personal repository's .git/reflect/teams/NAME, never its work tree), adding,
-// listing, renaming, removing and syncing them, which of their learnings a person reviewed
+// listing, renaming and removing them (adding and syncing, which build a team's search index, are
+// package teamindex's), which of their learnings a person reviewed
 // (read from the team's git history: a merge, or a commit by someone other than the
 // learning's promoter), and promoting a personal learning to a team through a branch that
 // a pull request merges. A team memory is written by others, so nothing in it chooses a
@@ -14,11 +15,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"github.com/reflect-memory/reflect/gitstore"
-	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/learnings"
 	memsync "github.com/reflect-memory/reflect/sync"
 )
@@ -38,7 +38,7 @@ var (
 	ErrName    = errors.New("bad team name")
 )
 
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
+var validName = lazyregexp.New(`^[a-z0-9][a-z0-9._-]{0,39}$`)
 
 // CheckName refuses a name that could not be a folder of its own (a path, "..", spaces,
 // upper case that two file systems would read differently).
@@ -111,8 +111,9 @@ func Open(personal *gitstore.Repo, name string) (*gitstore.Repo, error) {
 	return gitstore.Open(dir)
 }
 
-// Add clones the team memory at url as name, records who reviewed each of its learnings and
-// builds its index. An empty remote gets a fresh memory, as `reflect init --from` does.
+// Add clones the team memory at url as name and records who reviewed each of its learnings.
+// An empty remote gets a fresh memory, as `reflect init --from` does. Its search index is
+// package teamindex's (teamindex.Add builds it).
 func Add(ctx context.Context, personal *gitstore.Repo, name, url string) (*Team, *memsync.Result, error) {
 	if err := CheckName(name); err != nil {
 		return nil, nil, err
@@ -132,8 +133,8 @@ func Add(ctx context.Context, personal *gitstore.Repo, name, url string) (*Team,
 		return nil, res, err
 	}
 	defer r.Close()
-	if err := settle(ctx, r); err != nil {
-		return nil, res, err
+	if _, err := Refresh(r, 0); err != nil {
+		return nil, res, fmt.Errorf("read who reviewed %s: %w", r.Root(), err)
 	}
 	t := &Team{Name: name, Dir: r.Root(), URL: memsync.RedactURL(url)}
 	if h, err := r.Head(); err == nil && !h.IsZero() {
@@ -142,9 +143,11 @@ func Add(ctx context.Context, personal *gitstore.Repo, name, url string) (*Team,
 	return t, res, nil
 }
 
-// Sync pulls team name (and pushes what its main holds that the remote lacks, which is only
-// ever the fresh memory of a first add), then brings its reviews and index up to date.
-func Sync(ctx context.Context, personal *gitstore.Repo, name string) (*memsync.Result, error) {
+// Pull pulls team name (and pushes what its main holds that the remote lacks, which is only
+// ever the fresh memory of a first add), then brings its reviews up to date. Its search index
+// is package teamindex's: teamindex.Sync catches it up, and the next search or recall that
+// opens a stale one does too.
+func Pull(ctx context.Context, personal *gitstore.Repo, name string) (*memsync.Result, error) {
 	r, err := Open(personal, name)
 	if err != nil {
 		return nil, err
@@ -159,20 +162,10 @@ func Sync(ctx context.Context, personal *gitstore.Repo, name string) (*memsync.R
 		return res, err
 	}
 	defer r2.Close()
-	return res, settle(ctx, r2)
-}
-
-// settle brings what is derived from a team's history up to its HEAD: the reviews, then
-// the index (built here, in a command, so that a hook finds it).
-func settle(ctx context.Context, r *gitstore.Repo) error {
-	if _, err := Refresh(r, 0); err != nil {
-		return fmt.Errorf("read who reviewed %s: %w", r.Root(), err)
+	if _, err := Refresh(r2, 0); err != nil {
+		return res, fmt.Errorf("read who reviewed %s: %w", r2.Root(), err)
 	}
-	ix, err := index.Open(ctx, r, index.Options{})
-	if err != nil {
-		return err
-	}
-	return ix.Close()
+	return res, nil
 }
 
 // Remove deletes team name's clone (what its remote holds stays there).
@@ -218,46 +211,4 @@ func Get(personal *gitstore.Repo, id string) (*learnings.Learning, []byte, error
 		}
 	}
 	return nil, nil, fmt.Errorf("%w: %s", learnings.ErrUnknownID, id)
-}
-
-// Hit is a search hit in a team memory.
-type Hit struct {
-	index.Hit
-	Team     string `json:"team"`
-	Reviewed bool   `json:"reviewed"`
-}
-
-// Search runs q against every team's index (built when missing: this is for commands), each
-// hit marked with its team and whether it is reviewed. A team that cannot be searched is
-// skipped and named in skipped.
-func Search(ctx context.Context, personal *gitstore.Repo, q index.Query) (hits []Hit, skipped []string) {
-	for _, name := range Names(personal) {
-		tr, err := Open(personal, name)
-		if err != nil {
-			skipped = append(skipped, name)
-			continue
-		}
-		if !Fresh(tr) {
-			Refresh(tr, 0)
-		}
-		ix, err := index.Open(ctx, tr, index.Options{LockTimeout: personal.Config().Git.LockTimeout.Std()}) // this machine's setting, not the team's shared file
-		if err != nil {
-			tr.Close()
-			skipped = append(skipped, name)
-			continue
-		}
-		res, err := ix.Search(ctx, q)
-		if err == nil {
-			rd := NewReader(tr)
-			for _, h := range res.Hits {
-				rv, _ := rd.Of(h.ID)
-				hits = append(hits, Hit{Hit: h, Team: name, Reviewed: rv.Reviewed})
-			}
-		} else {
-			skipped = append(skipped, name)
-		}
-		ix.Close()
-		tr.Close()
-	}
-	return hits, skipped
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/reflect-memory/reflect/drain"
+	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
@@ -27,8 +28,8 @@ type queueData struct {
 	Items   []queue.Item
 	Bad     []string
 	Last    *drain.Report
-	Paused  *drain.Pause
-	Caps    []drain.Cap
+	Paused  *drainstate.Pause
+	Caps    []drainstate.Cap
 	Day     string
 	Drains  []drainCommit
 	Capped  string
@@ -50,9 +51,9 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request) {
 			d.Bad = append(d.Bad, e.Error())
 		}
 		cfg := repo.Config().Drain
-		u := drain.UsageOn(repo, s.o.Now())
-		d.Last, d.Paused, d.Caps, d.Day = drain.LastDrain(repo), drain.Paused(repo), drain.Caps(cfg, u), u.Day
-		d.Capped, d.Extract = drain.CapReached(cfg, u), drain.Describe(cfg.Extractor)
+		u := drainstate.UsageOn(repo, s.o.Now())
+		d.Last, d.Paused, d.Caps, d.Day = drain.LastDrain(repo), drainstate.Paused(repo), drainstate.Caps(cfg, u), u.Day
+		d.Capped, d.Extract = drainstate.CapReached(cfg, u), drainstate.Describe(cfg.Extractor)
 		d.Drains, err = s.drains(repo)
 		return err
 	})
@@ -141,7 +142,7 @@ func (s *Server) retry(w http.ResponseWriter, r *http.Request) {
 			return &badRequest{"no failed entry " + r.PathValue("id")}
 		}
 		s.wrote(repo)
-		_, err = drain.Resume(repo)
+		_, err = drainstate.Resume(repo)
 		return err
 	})
 	if err != nil {

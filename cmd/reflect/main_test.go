@@ -17,6 +17,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/reflect-memory/reflect/cmd/internal/cli"
+	"github.com/reflect-memory/reflect/cmd/internal/enginecmd"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
@@ -26,7 +28,8 @@ import (
 // under the name reflect, and running it under that name runs Main.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"reflect": func() { os.Exit(Main()) },
+		"reflect":        func() { os.Exit(cli.Main(nil)) },
+		"reflect-engine": func() { os.Exit(cli.Main(enginecmd.Engine{})) },
 	})
 }
 
@@ -70,6 +73,7 @@ func TestScripts(t *testing.T) {
 			"llmserver":    cmdLLMServer,
 			"short":        cmdShort,
 			"codextrust":   cmdCodexTrust,
+			"lone":         cmdLone,
 		},
 	})
 }
@@ -261,4 +265,18 @@ func cmdShort(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("short: $%s is not a learning id: %q", args[0], id)
 	}
 	ts.Setenv(args[0]+"_SHORT", "lrn-"+id[len(id)-learnings.MinShortID:])
+}
+
+// lone DIR copies reflect (from PATH) into DIR alone, without reflect-engine beside it.
+func cmdLone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lone DIR")
+	}
+	src, err := exec.LookPath("reflect")
+	ts.Check(err)
+	data, err := os.ReadFile(src)
+	ts.Check(err)
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	ts.Check(os.WriteFile(filepath.Join(dir, filepath.Base(src)), data, 0o755))
 }

@@ -1,0 +1,309 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/hooks"
+	"github.com/reflect-memory/reflect/install"
+)
+
+// reflect is two executables built from one command tree (this package's): reflect, which
+// every hook and most commands start, and reflect-engine, which links what reflect does not
+// — the search engine (bleve, whose package init alone builds Levenshtein automata for
+// 1.9 ms), sqlite, the MCP SDK. A process that links them started in 9.4–9.7 ms; reflect
+// starts in ~4 ms, as deja-vu does (docs/ARCHITECTURE.md has the figures). reflect runs the commands of this
+// package itself and hands the others, listed in engineCommands, to reflect-engine.
+
+// NoEngineError is a command that needs reflect-engine run by a reflect that has none beside
+// it (exit 10).
+type NoEngineError struct {
+	Looked string // where reflect-engine was looked for
+	Err    error  // why it could not be built or started, when that was tried
+	Found  bool   // it is there but did not start
+}
+
+func (e *NoEngineError) Error() string {
+	what := fmt.Sprintf("which is not installed beside reflect (looked for %s)", e.Looked)
+	if e.Found {
+		what = fmt.Sprintf("which could not be started (%s)", e.Looked)
+	}
+	msg := fmt.Sprintf("this command needs %s, %s; install both: go install github.com/reflect-memory/reflect/cmd/...@latest, or unpack the release archive, which holds both", install.EngineName, what)
+	if e.Err != nil {
+		msg += fmt.Sprintf(" (%v)", e.Err)
+	}
+	return msg
+}
+
+func (e *NoEngineError) Unwrap() error { return e.Err }
+
+// enginePath finds reflect-engine: beside this executable (symbolic links resolved), never on
+// PATH, where a different version could answer. A reflect built from a source checkout of
+// this module (`go run ./cmd/reflect …`) without one beside it builds one once into the user's
+// cache, when build allows (a hook never waits for a build), so that the README's first
+// command works on a fresh clone.
+func enginePath(build bool, progress io.Writer) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", &NoEngineError{Looked: install.EngineName, Err: err}
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	beside := install.EngineBeside(self)
+	if isFile(beside) {
+		return beside, nil
+	}
+	root, key, ok := sourceBuild(self)
+	if !ok {
+		return "", &NoEngineError{Looked: beside}
+	}
+	cacheDir, err := os.UserCacheDir()
+	if err != nil {
+		return "", &NoEngineError{Looked: beside, Err: err}
+	}
+	cached := filepath.Join(cacheDir, "reflect", "engine", key, install.EngineName)
+	if isFile(cached) {
+		return cached, nil
+	}
+	if !build {
+		return "", &NoEngineError{Looked: beside}
+	}
+	if err := buildEngine(root, cached, progress); err != nil {
+		return "", &NoEngineError{Looked: beside, Err: fmt.Errorf("building it from this checkout: %w", err)}
+	}
+	return cached, nil
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// module is this module's path, as go.mod and the build information name it.
+const module = "github.com/reflect-memory/reflect"
+
+// sourceBuild reports whether this reflect was built from a source checkout of this module
+// whose go.mod is in the working directory or above it, and then the checkout's root and the
+// key of this build: the VCS revision of a clean checkout, else the hash of the executable.
+func sourceBuild(self string) (root, key string, ok bool) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok || info.Main.Path != module || info.Main.Version != "(devel)" {
+		return "", "", false
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", "", false
+	}
+	for root = dir; ; root = filepath.Dir(root) {
+		if isModuleRoot(root) {
+			break
+		}
+		if filepath.Dir(root) == root {
+			return "", "", false
+		}
+	}
+	var rev string
+	modified := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" && !modified {
+		return root, rev, true
+	}
+	// `go run` records no VCS state, and a modified checkout's revision says little: the
+	// executable itself is the key (go run builds the same bytes from the same source)
+	f, err := os.Open(self)
+	if err != nil {
+		return "", "", false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", "", false
+	}
+	return root, hex.EncodeToString(h.Sum(nil))[:24], true
+}
+
+func isModuleRoot(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "module ") {
+			return strings.Trim(strings.TrimSpace(strings.TrimPrefix(line, "module")), `"`) == module
+		}
+	}
+	return false
+}
+
+// buildEngine builds ./cmd/reflect-engine of the checkout at root into out (through a
+// temporary file, so that two first runs at once do not read a half-written one).
+func buildEngine(root, out string, progress io.Writer) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(progress, "reflect: building %s once from this checkout into %s\n", install.EngineName, filepath.Dir(out))
+	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
+	c := exec.Command("go", "build", "-o", tmp, "./cmd/reflect-engine")
+	c.Dir = root
+	var stderr bytes.Buffer
+	c.Stdout, c.Stderr = progress, &stderr
+	if err := c.Run(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("go build ./cmd/reflect-engine: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return os.Rename(tmp, out)
+}
+
+// engineCommand is a command of reflect-engine's part of the tree, as the lean reflect lists
+// it: engineCommands (engine_commands.go) is generated from reflect-engine's tree by package
+// enginecmd's TestEngineCommands, which fails when it is out of date.
+type engineCommand struct {
+	Path, Use, Short string
+	Aliases          []string
+	Hidden           bool
+}
+
+// EngineAnnotation marks an entry of the lean tree that hands its command to reflect-engine.
+const EngineAnnotation = "reflect-engine"
+
+// handOffCommands adds the entries of engineCommands to root: each has its command's name,
+// aliases and summary, so that help lists every command, and hands whatever it is given —
+// flags, help, subcommands — to reflect-engine, which parses it as it would have been here.
+func (a *App) handOffCommands(root *cobra.Command) {
+	for _, ec := range engineCommands {
+		parent := root
+		if i := strings.LastIndex(ec.Path, " "); i >= 0 {
+			p, _, err := root.Find(strings.Fields(ec.Path[:i]))
+			if err != nil {
+				continue
+			}
+			parent = p
+		}
+		stub := &cobra.Command{
+			Use: ec.Use, Short: ec.Short, Aliases: ec.Aliases, Hidden: ec.Hidden,
+			Annotations:        map[string]string{EngineAnnotation: ec.Path},
+			DisableFlagParsing: true,
+			RunE:               func(cmd *cobra.Command, _ []string) error { return a.handOff() },
+		}
+		stub.SetHelpFunc(func(*cobra.Command, []string) {
+			os.Exit(a.exit(nil, a.handOff()))
+		})
+		parent.AddCommand(stub)
+	}
+}
+
+// handOff runs this process's command line in reflect-engine and does not come back when it
+// can start it (on unix the engine replaces this process: same arguments, environment and
+// streams, no process left waiting).
+func (a *App) handOff() error {
+	path, err := enginePath(true, a.Stderr)
+	if err != nil {
+		return err
+	}
+	return execEngine(path, a.args())
+}
+
+// args is the command line this App runs.
+func (a *App) args() []string {
+	if a.argv != nil {
+		return a.argv
+	}
+	return os.Args[1:]
+}
+
+// handsOff says whether args (a command line of reflect, global flags first) is a command
+// reflect-engine runs.
+func handsOff(args []string) bool {
+	var words []string
+	for i := 0; i < len(args); i++ {
+		switch w := args[i]; {
+		case w == "--home" || w == "--format":
+			i++
+		case strings.HasPrefix(w, "-"):
+		default:
+			words = append(words, w)
+		}
+	}
+	line := strings.Join(words, " ")
+	for _, ec := range engineCommands {
+		if line == ec.Path || strings.HasPrefix(line, ec.Path+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// hookHandOff runs this hook in reflect-engine as a child: the payload on its stdin, what it
+// prints returned, killed at ctx's deadline. hooks.ErrNoEngine when there is none to run.
+func (a *App) hookHandOff(home string, args []string) func(ctx context.Context, payload []byte) ([]byte, error) {
+	return func(ctx context.Context, payload []byte) ([]byte, error) {
+		path, err := enginePath(false, io.Discard)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", hooks.ErrNoEngine, err)
+		}
+		argv := []string{"--home", home}
+		if a.Verbose {
+			argv = append(argv, "--verbose")
+		}
+		c := exec.CommandContext(ctx, path, append(append(argv, "hook"), args...)...)
+		c.Stdin = bytes.NewReader(payload)
+		var out bytes.Buffer
+		c.Stdout = &limited{w: &out, n: 1 << 20}
+		if a.Verbose || os.Getenv("REFLECT_DEBUG") == "1" {
+			c.Stderr = a.Stderr
+		}
+		c.WaitDelay = 100 * time.Millisecond
+		if err := c.Start(); err != nil {
+			return nil, fmt.Errorf("%w: %v", hooks.ErrNoEngine, err)
+		}
+		if err := c.Wait(); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("reflect-engine passed the hook's deadline: %w", ctx.Err())
+			}
+			return nil, fmt.Errorf("reflect-engine: %w", err)
+		}
+		return out.Bytes(), nil
+	}
+}
+
+// limited writes at most n bytes to w and drops the rest (a hook's output is one small JSON
+// object; the engine's is bounded here too).
+type limited struct {
+	w io.Writer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if l.n <= 0 {
+		return len(p), nil
+	}
+	k := min(len(p), l.n)
+	l.n -= k
+	if _, err := l.w.Write(p[:k]); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// handsOff decides, before the tree is built, which command lines reflect-engine runs.
+func TestHandsOff(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{"search oauth", true},
+		{"--home /m search oauth", true},
+		{"--home=/m --format json -v search", true},
+		{"history import --all-history", true},
+		{"team add acme git@x:y.git", true},
+		{"team sync --quiet", true},
+		{"internal after-write", true},
+		{"--home /m internal index", true},
+		{"team list", false},
+		{"internal fill-pool", false},
+		{"add --title search --body x", false},
+		{"list --project search", false},
+		{"hook claude", false},
+		{"version", false},
+		{"", false},
+		{"--home search list", false}, // --home takes a value, even one named like a command
+	} {
+		if got := handsOff(strings.Fields(tt.line)); got != tt.want {
+			t.Errorf("handsOff(%q) = %v; want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+// A source checkout of this module is recognised by its go.mod, not by a go.mod of any module.
+func TestIsModuleRoot(t *testing.T) {
+	for _, tt := range []struct {
+		gomod string
+		want  bool
+	}{
+		{"module github.com/reflect-memory/reflect\n\ngo 1.26\n", true},
+		{"// a comment\nmodule \"github.com/reflect-memory/reflect\"\n", true},
+		{"module github.com/reflect-memory/reflect/v2\n", false},
+		{"module example.com/other\n", false},
+		{"", false},
+	} {
+		dir := t.TempDir()
+		if tt.gomod != "" {
+			if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(tt.gomod), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := isModuleRoot(dir); got != tt.want {
+			t.Errorf("isModuleRoot with go.mod %q = %v; want %v", tt.gomod, got, tt.want)
+		}
+	}
+}
+
+// Without reflect-engine beside it (a test binary has none), and with no build allowed (as for
+// a hook), the error says how to install both and is exit 10.
+func TestNoEngine(t *testing.T) {
+	_, err := enginePath(false, io.Discard)
+	var ne *NoEngineError
+	if !errors.As(err, &ne) || ExitCode(err) != exitNoEngine || !strings.Contains(err.Error(), "go install github.com/reflect-memory/reflect/cmd/...@latest") {
+		t.Fatalf("enginePath beside a test binary: %v (exit %d); want a NoEngineError, exit %d, naming the install line", err, ExitCode(err), exitNoEngine)
+	}
+}

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/gitstore"
+	indexlayout "github.com/reflect-memory/reflect/index/layout"
+)
+
+// internalCmd groups the commands reflect runs itself, detached, for work that must stay
+// off a command's (or a hook's) critical path.
+func (a *App) internalCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "internal", Hidden: true, Short: "Commands reflect runs itself"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "fill-pool",
+		Short: "Create the spare files later writes take instead of allocating their own",
+		Args:  NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := a.Repo()
+			if err != nil {
+				return err
+			}
+			return r.FillPool()
+		},
+	})
+	return cmd
+}
+
+// AfterWrite starts, detached, what follows a write of learnings: the index catches up
+// (so the next hook finds it fresh) and the file pool is refilled.
+func (a *App) AfterWrite(r *gitstore.Repo) {
+	if indexlayout.Exists(r) || r.PoolLow() {
+		a.Background("--home", r.Root(), "internal", "after-write")
+	}
+}
+
+// Background starts `reflect ARGS…` detached: it outlives this process and its terminal.
+func (a *App) Background(args ...string) {
+	if _, err := a.Start("", args...); err != nil {
+		a.Log.Debug("start background reflect", "args", args, "err", err)
+	}
+}
+
+// errNoBackground is a detached process this run may not start (the demo's).
+var errNoBackground = errors.New("this run starts no background process")
+
+// Start starts `reflect ARGS…` detached and returns its pid. With out, the process's stdout
+// and stderr go to that file, emptied first; otherwise nowhere.
+func (a *App) Start(out string, args ...string) (int, error) {
+	if a.NoBackground {
+		return 0, errNoBackground
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	if a.Engine == nil && handsOff(args) {
+		// the binary that can do it: the lean reflect would only hand it on
+		if self, err = enginePath(false, io.Discard); err != nil {
+			return 0, err
+		}
+	}
+	c := exec.Command(self, args...)
+	if out != "" {
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return 0, err
+		}
+		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close() // the child holds its own descriptor
+		c.Stdout, c.Stderr = f, f
+	}
+	detach(c)
+	if err := c.Start(); err != nil {
+		return 0, err
+	}
+	pid := c.Process.Pid
+	c.Process.Release()
+	return pid, nil
+}

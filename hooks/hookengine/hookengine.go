@@ -1,0 +1,81 @@
+// Package hookengine is the part of the hooks that only reflect-engine links (hooks.Engine):
+// the recall of SessionStart and UserPromptSubmit over the search index (bleve), and the
+// mirror of opencode's sessions (sqlite). The lean reflect hands those events to
+// reflect-engine whole, so that a capture hook's process never initialises either.
+package hookengine
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/reflect-memory/reflect/hooks"
+	"github.com/reflect-memory/reflect/index"
+	"github.com/reflect-memory/reflect/opencode"
+	"github.com/reflect-memory/reflect/recall"
+)
+
+// New is the engine reflect-engine's hooks run with.
+func New() *hooks.Engine {
+	return &hooks.Engine{
+		StartSubjects:  recall.StartSubjects,
+		Neutralise:     recall.Neutralise,
+		OthersMode:     recall.OthersMode,
+		Recall:         answer,
+		MirrorOpencode: mirrorOpencode,
+	}
+}
+
+// answer is the recall of a hook. It never waits long: the index is opened with a short
+// lock timeout, a missing index is scanned instead (and rebuilt in the background), and a
+// stale one is caught up inline only when few learnings changed.
+func answer(ctx context.Context, q hooks.RecallQuery) (string, int, error) {
+	var topic *recall.Topic
+	if q.Prompt != "" {
+		tp := recall.PromptTopic(q.Prompt)
+		if tp.Empty() {
+			return "", 0, nil // "thanks", "go on": nothing to look for, no index to open
+		}
+		topic = &tp
+	}
+	deadline, ok := ctx.Deadline()
+	budget := q.Config.Hooks.RecallTimeout.Std()
+	if ok {
+		budget = time.Until(deadline)
+	}
+	// opening (and, at worst, scanning) may take most of the budget; searching and
+	// rendering need the rest.
+	openCtx, cancel := context.WithTimeout(ctx, budget*6/10)
+	defer cancel()
+	// the project's commits and files are read while the index opens: each is a few
+	// milliseconds of a session start's files read
+	read := make(chan *recall.Workspace, 1)
+	go func() { read <- q.Workspace() }()
+	ix, err := index.Open(openCtx, q.Repo, index.Options{
+		LockTimeout:  min(250*time.Millisecond, budget/4),
+		CatchUpLimit: 500,
+		NoBuild:      true,
+	})
+	ws := <-read
+	if err != nil {
+		return "", 0, err
+	}
+	defer ix.Close()
+	if !ix.Fresh && q.Background != nil {
+		q.Background("internal", "index")
+	}
+	res, err := recall.Recall(ctx, q.Repo, ix, recall.Request{
+		Harness: q.Harness, Session: q.Session, Cwd: q.Cwd, Prompt: q.Prompt, Topic: topic, Now: q.Now,
+		Workspace: ws,
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	return res.Text, len(res.Injected), nil
+}
+
+// mirrorOpencode brings the session's mirror (package opencode) up to date and returns it:
+// opencode keeps its sessions in a database, not a file.
+func mirrorOpencode(ctx context.Context, stateDir, session string) (string, error) {
+	return opencode.MirrorSession(ctx, opencode.DBPath(), opencode.StorageDir(), filepath.Join(stateDir, "opencode"), session)
+}

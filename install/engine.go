@@ -1,0 +1,25 @@
+package install
+
+import (
+	"path/filepath"
+	"runtime"
+)
+
+// EngineName is the file name of reflect-engine, which goes beside reflect: the lean reflect
+// hands it the commands and hook events that need the search engine.
+var EngineName = func() string {
+	if runtime.GOOS == "windows" {
+		return "reflect-engine.exe"
+	}
+	return "reflect-engine"
+}()
+
+// EngineBeside is where the reflect at path finds its reflect-engine: in the directory of path
+// with symbolic links resolved (a link to reflect finds the engine beside the real file), never
+// on PATH, where a different version could answer.
+func EngineBeside(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	return filepath.Join(filepath.Dir(path), EngineName)
+}
