@@ -51,6 +51,7 @@ func Find(s string) []Match {
 	if s == "" {
 		return nil
 	}
+	tables.Do(buildTables)
 	sc := &scanner{s: maskMarkers(s)}
 	sc.dispatch()
 	sc.twilio()
