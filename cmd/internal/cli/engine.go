@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -97,24 +98,20 @@ func isFile(path string) bool {
 const module = "github.com/reflect-memory/reflect"
 
 // sourceBuild reports whether this reflect was built from a source checkout of this module
-// whose go.mod is in the working directory or above it, and then the checkout's root and the
-// key of this build: the VCS revision of a clean checkout, else the hash of the executable.
+// that is still there, and then the checkout's root and the key of this build: the VCS
+// revision of a clean checkout, else the hash of the executable. The checkout is the one this
+// file was compiled from (its path is in the binary unless -trimpath), never one found from
+// the working directory: a hook or a command runs in whatever project the agent works in, and
+// a directory whose go.mod claims this module (a fork, or a repository made to look like one)
+// must not get its code built and run as reflect-engine.
 func sourceBuild(self string) (root, key string, ok bool) {
 	info, ok := debug.ReadBuildInfo()
 	if !ok || info.Main.Path != module || info.Main.Version != "(devel)" {
 		return "", "", false
 	}
-	dir, err := os.Getwd()
-	if err != nil {
+	root, ok = compiledFrom()
+	if !ok {
 		return "", "", false
-	}
-	for root = dir; ; root = filepath.Dir(root) {
-		if isModuleRoot(root) {
-			break
-		}
-		if filepath.Dir(root) == root {
-			return "", "", false
-		}
 	}
 	var rev string
 	modified := false
@@ -141,6 +138,18 @@ func sourceBuild(self string) (root, key string, ok bool) {
 		return "", "", false
 	}
 	return root, hex.EncodeToString(h.Sum(nil))[:24], true
+}
+
+// compiledFrom is the root of the checkout this package was compiled from: three directories
+// above this file (cmd/internal/cli), when the path is absolute (not -trimpath) and holds
+// this module's go.mod.
+func compiledFrom() (string, bool) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return "", false
+	}
+	root := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(file))))
+	return root, isModuleRoot(root)
 }
 
 func isModuleRoot(dir string) bool {

@@ -62,6 +62,30 @@ func TestIsModuleRoot(t *testing.T) {
 	}
 }
 
+// The checkout an engine is built from is the one this binary was compiled from, whatever the
+// working directory: a project whose go.mod claims this module is never built and run.
+func TestSourceBuildIgnoresTheWorkingDirectory(t *testing.T) {
+	want, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := compiledFrom()
+	if !ok || got != want {
+		t.Fatalf("compiledFrom() = %q, %v; want %q, true", got, ok, want)
+	}
+	decoy := t.TempDir()
+	if err := os.WriteFile(filepath.Join(decoy, "go.mod"), []byte("module github.com/reflect-memory/reflect\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(decoy)
+	if root, _, ok := sourceBuild(os.Args[0]); ok && root != want {
+		t.Fatalf("sourceBuild in a directory claiming the module = %q; want the checkout compiled from, %q", root, want)
+	}
+	if got, ok := compiledFrom(); !ok || got != want {
+		t.Fatalf("compiledFrom() from %s = %q, %v; want %q", decoy, got, ok, want)
+	}
+}
+
 // Without reflect-engine beside it (a test binary has none), and with no build allowed (as for
 // a hook), the error says how to install both and is exit 10.
 func TestNoEngine(t *testing.T) {
