@@ -100,8 +100,9 @@ const module = "github.com/reflect-memory/reflect"
 // sourceBuild reports whether this reflect was built from a source checkout of this module
 // that is still there, and then the checkout's root and the key of this build: the VCS
 // revision of a clean checkout, else the hash of the executable. The checkout is the one this
-// file was compiled from (its path is in the binary unless -trimpath), never one found from
-// the working directory: a hook or a command runs in whatever project the agent works in, and
+// file was compiled from (its path is in the binary unless -trimpath), and the working
+// directory must be inside it (`go run ./cmd/reflect demo` in the clone); never a checkout found
+// from the working directory: a hook or a command runs in whatever project the agent works in, and
 // a directory whose go.mod claims this module (a fork, or a repository made to look like one)
 // must not get its code built and run as reflect-engine.
 func sourceBuild(self string) (root, key string, ok bool) {
@@ -110,7 +111,7 @@ func sourceBuild(self string) (root, key string, ok bool) {
 		return "", "", false
 	}
 	root, ok = compiledFrom()
-	if !ok {
+	if !ok || !within(root) {
 		return "", "", false
 	}
 	var rev string
@@ -138,6 +139,23 @@ func sourceBuild(self string) (root, key string, ok bool) {
 		return "", "", false
 	}
 	return root, hex.EncodeToString(h.Sum(nil))[:24], true
+}
+
+// within says whether the working directory is root or under it: a dev build copied or run
+// elsewhere says how to install the engine rather than building one from its checkout.
+func within(root string) bool {
+	dir, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // compiledFrom is the root of the checkout this package was compiled from: three directories

@@ -62,8 +62,8 @@ func TestIsModuleRoot(t *testing.T) {
 	}
 }
 
-// The checkout an engine is built from is the one this binary was compiled from, whatever the
-// working directory: a project whose go.mod claims this module is never built and run.
+// The checkout an engine is built from is the one this binary was compiled from, and only from
+// inside it: a project whose go.mod claims this module is never built and run.
 func TestSourceBuildIgnoresTheWorkingDirectory(t *testing.T) {
 	want, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
@@ -77,9 +77,12 @@ func TestSourceBuildIgnoresTheWorkingDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(decoy, "go.mod"), []byte("module github.com/reflect-memory/reflect\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if root, _, ok := sourceBuild(os.Args[0]); !ok || root != want {
+		t.Fatalf("sourceBuild inside the checkout = %q, %v; want %q, true", root, ok, want)
+	}
 	t.Chdir(decoy)
-	if root, _, ok := sourceBuild(os.Args[0]); ok && root != want {
-		t.Fatalf("sourceBuild in a directory claiming the module = %q; want the checkout compiled from, %q", root, want)
+	if root, _, ok := sourceBuild(os.Args[0]); ok {
+		t.Fatalf("sourceBuild in a directory claiming the module = %q; want none (not inside the checkout compiled from, %q)", root, want)
 	}
 	if got, ok := compiledFrom(); !ok || got != want {
 		t.Fatalf("compiledFrom() from %s = %q, %v; want %q", decoy, got, ok, want)
