@@ -393,6 +393,18 @@ func Clip(s string, n int) string {
 	return string(r[:head]) + "\n[… " + strconv.Itoa(len(r)-head-tail) + " characters cut …]\n" + string(r[len(r)-tail:])
 }
 
+// ClipWithin is Clip held to n characters in all, its "[… N characters cut …]" mark included,
+// for a text that must fit a budget (recall's block): Clip keeps n characters of s and adds
+// the mark past them.
+func ClipWithin(s string, n int) string {
+	out := Clip(s, n)
+	for k := n; utf8.RuneCountInString(out) > n && k > 0; {
+		k -= utf8.RuneCountInString(out) - n
+		out = Clip(s, max(0, k))
+	}
+	return out
+}
+
 // redactClip redacts s, then clips it to n characters. The other way round, a cut through a
 // secret left a piece of it (20 characters of a 40-character token) that no longer had the
 // secret's shape and was kept.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reflect-memory/reflect/transcript"
 )
@@ -657,6 +658,24 @@ func TestDigestHidesTheUsersPaths(t *testing.T) {
 	for _, want := range []string{"read ~/src/shop/main.go", "go test ~/src/shop/...", "(~/src/shop/cart_test.go:12)", "projects/~-src-shop/s.jsonl"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the digest lacks %q:\n%s", want, data)
+		}
+	}
+}
+
+// ClipWithin keeps a text to n characters in all, the cut's mark included, and leaves a text
+// that fits alone.
+func TestClipWithin(t *testing.T) {
+	for _, tt := range []struct{ len, n int }{{10, 50}, {50, 50}, {51, 50}, {200, 50}, {5000, 120}, {100000, 997}, {300, 40}} {
+		s := strings.Repeat("é", tt.len)
+		got := ClipWithin(s, tt.n)
+		if c := utf8.RuneCountInString(got); c > tt.n {
+			t.Errorf("ClipWithin(%d characters, %d) kept %d", tt.len, tt.n, c)
+		}
+		if tt.len <= tt.n && got != s {
+			t.Errorf("ClipWithin(%d characters, %d) changed a text that fits", tt.len, tt.n)
+		}
+		if tt.len > tt.n && !strings.Contains(got, "characters cut") {
+			t.Errorf("ClipWithin(%d characters, %d) = %q: no mark of the cut", tt.len, tt.n, got)
 		}
 	}
 }

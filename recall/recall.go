@@ -422,24 +422,13 @@ func Render(cs []Candidate, maxChars int) string {
 		b.WriteString(heads[i])
 		if share > 40 {
 			body := neutralise(strings.Join(strings.Fields(c.Body), " "))
-			b.WriteString("  " + clip(body, share-3) + "\n")
+			// held to its share, the cut's mark included: with Clip's mark past it, a block
+			// of three cut bodies ran ~90 characters over recall.max_chars and pick's budget
+			// check refused a qualifying third learning (4 of 21 session starts of the suite)
+			b.WriteString("  " + queue.ClipWithin(body, share-3) + "\n")
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// clip is queue.Clip held to n characters, its "[… N characters cut …]" mark included:
-// Clip keeps n characters of the text and adds the mark, so a block of three clipped bodies
-// ran some 90 characters over recall.max_chars, and pick's budget check, which renders the
-// block it would inject, refused the third learning that qualified whenever bodies had to
-// be cut (relevance suite: 4 of 21 session starts lost a qualifying third learning).
-func clip(s string, n int) string {
-	out := queue.Clip(s, n)
-	for m := n; utf8.RuneCountInString(out) > n && m > 0; {
-		m -= utf8.RuneCountInString(out) - n
-		out = queue.Clip(s, max(0, m))
-	}
-	return out
 }
 
 // describe says where a learning came from, in the block's words.
