@@ -252,6 +252,13 @@ func (a *App) report(verb string, res *install.Result) error {
 	case "removed":
 		a.Printf("status line removed\n")
 	}
+	a.reportTail(res)
+	return nil
+}
+
+// reportTail prints what every install or uninstall may add: the backup, the repository it
+// initialised, the notes.
+func (a *App) reportTail(res *install.Result) {
 	if res.Backup != "" {
 		a.Printf("backup: %s\n", res.Backup)
 	}
@@ -261,7 +268,6 @@ func (a *App) report(verb string, res *install.Result) error {
 	for _, n := range res.Notes {
 		a.Printf("%s\n", n)
 	}
-	return nil
 }
 
 // notInRepository refuses --project outside a git repository, where no project would
@@ -432,14 +438,6 @@ func (a *App) installMCP(cmd *cobra.Command, harness string, project, force, dry
 			a.Printf("deleted %s (install had created it)\n", res.Path)
 		}
 	}
-	if res.Backup != "" {
-		a.Printf("backup: %s\n", res.Backup)
-	}
-	if res.HomeCreated {
-		a.Printf("Initialised reflect repository at %s\n", res.Home)
-	}
-	for _, n := range res.Notes {
-		a.Printf("%s\n", n)
-	}
+	a.reportTail(res)
 	return nil
 }
