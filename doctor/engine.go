@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"debug/buildinfo"
 	"fmt"
 	"os"
@@ -32,7 +33,7 @@ func (d *doctor) engine(path, who string) {
 	case errA != nil || errB != nil:
 		// a wrapper script a user put there: present, not compared
 		d.add(Finding{Check: "engine", Severity: OK,
-			Message: fmt.Sprintf("%s beside %s (builds not compared: %v)", install.EngineName, path, firstErr(errA, errB))})
+			Message: fmt.Sprintf("%s beside %s (builds not compared: %v)", install.EngineName, path, cmp.Or(errA, errB))})
 	case build(a) != build(b):
 		d.add(Finding{Check: "engine", Severity: Error, Fix: installBoth,
 			Message: fmt.Sprintf("%s is %s but %s beside it is %s: the two must be one build", path, build(a), eng, build(b))})
@@ -58,15 +59,6 @@ func build(bi *debug.BuildInfo) string {
 	return strings.Join(append(parts, bi.GoVersion), " ")
 }
 
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // runningEngine is the path of the reflect beside this process when this process is
 // reflect-engine installed beside one ("" otherwise: a test, or an engine a source checkout
 // built into the user's cache).
@@ -81,7 +73,7 @@ func runningEngine() string {
 	if filepath.Base(self) != install.EngineName {
 		return ""
 	}
-	lean := filepath.Join(filepath.Dir(self), strings.Replace(install.EngineName, "reflect-engine", "reflect", 1))
+	lean := install.LeanBeside(self)
 	if _, err := os.Stat(lean); err != nil {
 		return ""
 	}

@@ -23,3 +23,20 @@ func EngineBeside(path string) string {
 	}
 	return filepath.Join(filepath.Dir(path), EngineName)
 }
+
+// LeanName is the file name of the lean reflect on this system, the program the hooks run.
+var LeanName = func() string {
+	if runtime.GOOS == "windows" {
+		return "reflect.exe"
+	}
+	return "reflect"
+}()
+
+// LeanBeside is the lean reflect in the directory of the executable at path (an engine's),
+// symbolic links resolved.
+func LeanBeside(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	return filepath.Join(filepath.Dir(path), LeanName)
+}
