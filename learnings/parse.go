@@ -6,13 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
-	"go.abhg.dev/goldmark/frontmatter"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -99,35 +94,48 @@ func split(path string, data []byte) (*file, []byte, error) {
 	return &file{path: path, front: front, open: string(open), close: string(closing)}, rest[len(closing):], nil
 }
 
-// frontParser finds a file's frontmatter: only goldmark's frontmatter block parser and
-// paragraphs are installed, the body is never rendered here and every byte sequence is valid
-// markdown. It is made once, on first use (not at init: every process links this package),
-// and shared: a goldmark parser keeps a parse's state in the parse's context, so it may parse
-// on several goroutines at once; one made per file was 15% of the CPU of the viewer's first
-// fill of 10,000 learnings (CPU profile).
-var frontParser = sync.OnceValue(func() parser.Parser {
-	capture := frontmatter.Format{Name: "YAML", Delim: '-', Unmarshal: func(b []byte, v any) error {
-		*v.(*[]byte) = b
-		return nil
-	}}
-	return parser.NewParser(
-		parser.WithBlockParsers(
-			util.Prioritized(&frontmatter.Parser{Formats: []frontmatter.Format{capture}}, 0),
-			util.Prioritized(parser.NewParagraphParser(), 1000),
-		),
-	)
-})
-
-// locateFront returns the frontmatter text as goldmark's frontmatter parser sees it.
+// locateFront returns a file's frontmatter as goldmark's frontmatter extension
+// (go.abhg.dev/goldmark/frontmatter v0.3.0, which DESIGN.md names) finds it: the first line is
+// "-" repeated three times or more (YAML's delimiter, the one format installed), and the
+// frontmatter runs from the next line to the first line of as many "-" (CR and LF
+// aside), or to the end of the file when no line does. FuzzLocateFront holds it equal to the
+// extension, run through goldmark, on every input.
+//
+// It is written here, not called, because linking goldmark's parser put goldmark's, BurntSushi
+// toml's and gopkg.in/yaml.v3's package initialisation (0.36 ms by GODEBUG=inittrace=1, 9% of
+// `reflect version`) into every process of the lean reflect, the capture hooks included;
+// locating is a dozen lines and the YAML is still decoded by go.yaml.in/yaml/v3. The engine
+// still renders bodies with goldmark (package view).
 func locateFront(data []byte) ([]byte, bool) {
-	ctx := parser.NewContext()
-	frontParser().Parse(text.NewReader(data), parser.WithContext(ctx))
-	d := frontmatter.Get(ctx)
-	if d == nil {
+	open := firstLine(data)
+	delim, n := lineDelim(open)
+	if delim != '-' {
 		return nil, false
 	}
-	var front []byte
-	return front, d.Decode(&front) == nil
+	start := len(open)
+	for at := start; at < len(data); {
+		line := firstLine(data[at:])
+		if d, c := lineDelim(line); d == delim && c == n {
+			return data[start:at], true
+		}
+		at += len(line)
+	}
+	return data[start:], true
+}
+
+// lineDelim reports whether line (its line ending aside) is one byte repeated three times or
+// more, and which byte and how many times.
+func lineDelim(line []byte) (delim byte, count int) {
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+	if len(line) < 3 {
+		return 0, 0
+	}
+	for _, c := range line[1:] {
+		if c != line[0] {
+			return 0, 0
+		}
+	}
+	return line[0], len(line)
 }
 
 func firstLine(b []byte) []byte {
