@@ -264,6 +264,18 @@ func (a *App) args() []string {
 // handsOff says whether args (a command line of reflect, global flags first) is a command
 // reflect-engine runs.
 func handsOff(args []string) bool {
+	line := strings.Join(commandWords(args), " ")
+	for _, ec := range engineCommands {
+		if line == ec.Path || strings.HasPrefix(line, ec.Path+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// commandWords is args without their flags: the path of the command they run, then its
+// arguments.
+func commandWords(args []string) []string {
 	var words []string
 	for i := 0; i < len(args); i++ {
 		switch w := args[i]; {
@@ -274,13 +286,7 @@ func handsOff(args []string) bool {
 			words = append(words, w)
 		}
 	}
-	line := strings.Join(words, " ")
-	for _, ec := range engineCommands {
-		if line == ec.Path || strings.HasPrefix(line, ec.Path+" ") {
-			return true
-		}
-	}
-	return false
+	return words
 }
 
 // hookHandOff runs this hook in reflect-engine as a child: the payload on its stdin, what it

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -66,23 +65,15 @@ func (a *App) Start(out string, args ...string) (int, error) {
 			return 0, err
 		}
 	}
-	c := exec.Command(self, args...)
+	var f *os.File
 	if out != "" {
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return 0, err
 		}
-		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
+		if f, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644); err != nil {
 			return 0, err
 		}
 		defer f.Close() // the child holds its own descriptor
-		c.Stdout, c.Stderr = f, f
 	}
-	detach(c)
-	if err := c.Start(); err != nil {
-		return 0, err
-	}
-	pid := c.Process.Pid
-	c.Process.Release()
-	return pid, nil
+	return startDetached(self, args, f)
 }

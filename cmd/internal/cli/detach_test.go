@@ -1,0 +1,52 @@
+//go:build !windows
+
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStartDetached: the process runs with its output in the file given, in a session of its
+// own (not the caller's), at nice 19.
+func TestStartDetached(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if _, serr := os.Stat("/proc/self/stat"); err != nil || serr != nil {
+		t.Skip("needs sh and /proc")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the child reports its session id and its niceness (field 19 of /proc/self/stat) once
+	// its parent (startDetached's caller) has set the niceness
+	script := `sleep 0.2; set -- $(cat /proc/$$/stat); echo "$6 ${19}"; echo done`
+	pid, err := startDetached(sh, []string{"-c", script}, f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(out)
+		if got = string(b); strings.Contains(got, "done") {
+			break
+		}
+	}
+	fields := strings.Fields(got)
+	if len(fields) < 3 {
+		t.Fatalf("child %d wrote %q", pid, got)
+	}
+	if fields[0] != strconv.Itoa(pid) {
+		t.Errorf("session %s, want its own (%d)", fields[0], pid)
+	}
+	if fields[1] != "19" {
+		t.Errorf("niceness %s, want 19", fields[1])
+	}
+}
