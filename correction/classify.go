@@ -95,6 +95,7 @@ func Classify(prompt string) (Verdict, bool) {
 	eachWord(lo, func(p, q int) bool { words.add(lo[p:q]); return true })
 	// state: 0 untried, 1 its keywords are in the head, -1 matched or hopeless.
 	var state [maxCues]int8
+	cues, cuesByAnchor := cueTable()
 	try := func(p int, word string) {
 		for _, ci := range cuesByAnchor[word] {
 			c := &cues[ci]
