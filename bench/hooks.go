@@ -85,6 +85,7 @@ func runHooks(n, runs, projects int) error {
 			return err
 		}
 		times = append(times, d)
+		settle(home) // the history import the Stop hook started
 		grow()
 		if d, err = hook(payload("SessionEnd", map[string]any{"reason": "other"})); err != nil {
 			return err
@@ -108,7 +109,7 @@ func runHooks(n, runs, projects int) error {
 	base := pct(rows[0].times, 50)
 	for _, r := range rows {
 		m := pct(r.times, 50)
-		fmt.Printf("| %s | %.1f ms (%.1f) | %.1f× | %.1f%% |\n", r.name, m, pct(r.times, 90), m/base, m/15)
+		fmt.Printf("| %s | %.1f ms (%.1f) | %.2f× | %.1f%% |\n", r.name, m, pct(r.times, 90), m/base, m/15)
 	}
 	return nil
 }

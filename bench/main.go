@@ -292,13 +292,23 @@ func pct(xs []float64, p int) float64 {
 	return s[(len(s)-1)*p/100]
 }
 
-// settle waits until no background pool refill is running, so that neither side is timed
-// while reflect's own background work competes with it.
+// settle waits until the background work a step started is done (a pool refill, a history
+// import), so that no timed step competes with the one before it. A refill is awaited by its
+// lock and, since reflect starts background work at a low priority that may not have taken the
+// lock yet, by the pool holding enough files again (at most a second).
 func settle(home string) {
 	time.Sleep(20 * time.Millisecond)
-	fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", "pool"))
-	if err := fl.Lock(); err == nil {
-		fl.Unlock()
+	state := filepath.Join(home, ".git", "reflect")
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if des, err := os.ReadDir(filepath.Join(state, "pool")); err != nil || len(des) >= 64 {
+			break
+		}
+	}
+	for _, lock := range []string{"pool", "history"} {
+		fl := flock.New(filepath.Join(state, "locks", lock))
+		if err := fl.Lock(); err == nil {
+			fl.Unlock()
+		}
 	}
 }
 

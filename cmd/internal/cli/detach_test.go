@@ -13,7 +13,7 @@ import (
 )
 
 // TestStartDetached: the process runs with its output in the file given, in a session of its
-// own (not the caller's), at nice 19.
+// own (not the caller's), at nice 10.
 func TestStartDetached(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if _, serr := os.Stat("/proc/self/stat"); err != nil || serr != nil {
@@ -46,7 +46,7 @@ func TestStartDetached(t *testing.T) {
 	if fields[0] != strconv.Itoa(pid) {
 		t.Errorf("session %s, want its own (%d)", fields[0], pid)
 	}
-	if fields[1] != "19" {
-		t.Errorf("niceness %s, want 19", fields[1])
+	if fields[1] != "10" {
+		t.Errorf("niceness %s, want 10", fields[1])
 	}
 }
