@@ -151,15 +151,20 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 		e.report.Skipped = "no session id"
 		return nil
 	}
+	c := queue.Capture{
+		Harness: e.harness, Session: e.SessionID, TranscriptPath: e.TranscriptPath,
+		LastMessage: e.LastAssistantMessage, Trigger: trigger, Now: e.now,
+		DigestBytes: e.cfg.Queue.DigestMaxBytes, GrowthBytes: int64(e.cfg.Queue.StopGrowthBytes),
+	}
+	if skip := queue.Gate(e.repo, c); skip != "" {
+		e.report.Skipped = skip // before the workspace and the host name are read
+		return nil
+	}
 	host, _ := os.Hostname()
 	ws := e.workspace()
-	res, err := queue.Enqueue(ctx, e.repo, queue.Capture{
-		Harness: e.harness, Session: e.SessionID, TranscriptPath: e.TranscriptPath,
-		LastMessage: e.LastAssistantMessage, Trigger: trigger, Project: e.project(),
-		Branch: ws.Branch, Commit: ws.Head, Machine: host, Now: e.now,
-		DigestBytes: e.cfg.Queue.DigestMaxBytes, GrowthBytes: int64(e.cfg.Queue.StopGrowthBytes),
-		Also: func(tx *gitstore.Tx, msgs []transcript.Message) { e.stageHandoff(tx, msgs, host) },
-	})
+	c.Project, c.Branch, c.Commit, c.Machine = e.project(), ws.Branch, ws.Head, host
+	c.Also = func(tx *gitstore.Tx, msgs []transcript.Message) { e.stageHandoff(tx, msgs, host) }
+	res, err := queue.Enqueue(ctx, e.repo, c)
 	if err != nil {
 		return err
 	}

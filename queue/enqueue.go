@@ -91,17 +91,21 @@ func marksPath(harness, session string) string {
 // maxRead bounds the transcript a capture reads: the tail of a huge file is what matters.
 const maxRead = 16 << 20
 
-// Enqueue commits the session's digest as a queue entry, one commit. Stop is gated: it
-// captures a session once, and again only after substantial growth; PreCompact and
-// SessionEnd always capture what is new. A pending entry of the same session that the drain
-// has not taken yet is rewritten rather than joined by a second one.
-func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
-	mp := marksPath(c.Harness, c.Session)
-	var m marks
-	if data, err := r.ReadState(mp); err == nil && data != nil {
+// Gate says why Enqueue would capture nothing of c before it reads the transcript, or "" when
+// it would go on. It reads only the session's marks and the transcript's size: a hook asks it
+// before it reads the project's workspace and the host's name, which a Stop with nothing new
+// (most of them: one after each turn) does not need (0.1 ms of the hook).
+func Gate(r *gitstore.Repo, c Capture) string {
+	_, _, skip := gate(r, c)
+	return skip
+}
+
+// gate is Gate, with the session's marks and the transcript's size (-1: no regular file).
+func gate(r *gitstore.Repo, c Capture) (m marks, size int64, skip string) {
+	if data, err := r.ReadState(marksPath(c.Harness, c.Session)); err == nil && data != nil {
 		json.Unmarshal(data, &m) // unreadable marks: start afresh
 	}
-	var size int64 = -1
+	size = -1
 	if c.TranscriptPath != "" {
 		// only a regular file: a path to /dev/zero or a FIFO must not hang a hook
 		if fi, err := os.Stat(c.TranscriptPath); err == nil && fi.Mode().IsRegular() {
@@ -109,19 +113,31 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		}
 	}
 	if size < 0 && c.LastMessage == "" {
-		return Result{Skipped: "no transcript and no last message"}, nil
+		return m, size, "no transcript and no last message"
 	}
 	if size < 0 && m.Enqueues > 0 && c.Trigger == TriggerStop {
-		return Result{Skipped: "no transcript; already captured once"}, nil
+		return m, size, "no transcript; already captured once"
 	}
 	if size >= 0 && m.Enqueues > 0 {
 		grown := size - m.To
 		if grown <= 0 {
-			return Result{Skipped: "nothing new since the last capture"}, nil
+			return m, size, "nothing new since the last capture"
 		}
 		if c.Trigger == TriggerStop && grown < c.GrowthBytes {
-			return Result{Skipped: fmt.Sprintf("transcript grew %d bytes since the last capture (< %d)", grown, c.GrowthBytes)}, nil
+			return m, size, fmt.Sprintf("transcript grew %d bytes since the last capture (< %d)", grown, c.GrowthBytes)
 		}
+	}
+	return m, size, ""
+}
+
+// Enqueue commits the session's digest as a queue entry, one commit. Stop is gated: it
+// captures a session once, and again only after substantial growth; PreCompact and
+// SessionEnd always capture what is new. A pending entry of the same session that the drain
+// has not taken yet is rewritten rather than joined by a second one.
+func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
+	m, size, skip := gate(r, c)
+	if skip != "" {
+		return Result{Skipped: skip}, nil
 	}
 
 	// read what the entry may need: from the pending entry's start (if it is still pending)
@@ -233,7 +249,7 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 	m.Enqueues++
 	m.Last = c.Now.UTC()
 	if data, err := json.Marshal(m); err == nil {
-		if err := r.WriteState(mp, data); err != nil {
+		if err := r.WriteState(marksPath(c.Harness, c.Session), data); err != nil {
 			return res, fmt.Errorf("save session marks: %w", err)
 		}
 	}

@@ -133,9 +133,13 @@ func TestEnqueueGates(t *testing.T) {
 	step := func(trigger string, wantCommit bool) *Entry {
 		t.Helper()
 		c.Trigger = trigger
+		skip := Gate(r, c) // what a hook asks first
 		res, err := Enqueue(ctx, r, c)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if (skip != "") != !res.Committed || skip != "" && skip != res.Skipped {
+			t.Fatalf("%s: Gate says %q, Enqueue committed %v (skipped: %q)", trigger, skip, res.Committed, res.Skipped)
 		}
 		if res.Committed != wantCommit {
 			t.Fatalf("%s: committed = %v (skipped: %s)", trigger, res.Committed, res.Skipped)
