@@ -2,6 +2,7 @@ package recall
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reflect-memory/reflect/config"
@@ -152,9 +153,14 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 		m.Weight, m.Strength = sc.Credit*sc.Weight, sc.Strength
 		c.Matches = append(c.Matches, m)
 	}
-	// the files a session's commits touched make a subject's match rarer, never wider
+	// the files a session's commits touched make a subject's match rarer, never wider; a
+	// path's word the subject says itself ("migrations: add the handled events table",
+	// billing/webhooks/migrations/…) already counted as the subject's, and counted twice it
+	// carried learnings that matched two common words of the subject (heldout2's
+	// start-bill-duplicate-emails: "migration, add, table" + migrations again, rarity 2.39)
+	said := tp.words()
 	for _, t := range tp.Support {
-		if w := weight(t.Word); has[t.Word] && w > 0 {
+		if w := weight(t.Word); has[t.Word] && w > 0 && !slices.Contains(said, t.Word) {
 			c.Rarity += w
 			c.Matches = append(c.Matches, Match{Said: t.Word, Kind: "file", Weight: w, Strength: h.Strength[t.Word]})
 		}
