@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -30,11 +31,19 @@ const analyzerName = "reflect"
 
 const tokenizerName = "reflect_code"
 
+// compoundName is the filter that says a verb and its particle as one word (compound).
+const compoundName = "reflect_compound"
+
 func init() {
 	// bleve names analysis components in a process-wide registry; an index built with this
 	// analyzer can only be opened by a process that registered it.
 	if err := registry.RegisterTokenizer(tokenizerName, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
 		return codeTokenizer{}, nil
+	}); err != nil {
+		panic(err)
+	}
+	if err := registry.RegisterTokenFilter(compoundName, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return compoundFilter{}, nil
 	}); err != nil {
 		panic(err)
 	}
@@ -44,7 +53,7 @@ func init() {
 			return nil, err
 		}
 		var filters []analysis.TokenFilter
-		for _, name := range []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name} {
+		for _, name := range []string{en.PossessiveName, lowercase.Name, compoundName, en.StopName, porter.Name} {
 			f, err := cache.TokenFilterNamed(name)
 			if err != nil {
 				return nil, err
@@ -261,6 +270,65 @@ func containsApostrophe(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// compoundFilter says a phrasal verb as the one word it is also written as: "log in",
+// "logged in" and "login"; "timed out" and "timeout"; "set up" and "setup"; "rolled back"
+// and "rollback". The particle is a stop word, so "the job timed out" was held as "time" and
+// never met a learning about a timeout, nor "signing in" one about a login. The verb and its
+// particle become the compound, in their place (the verb alone means something else: "log",
+// "time", "set"); the words of an identifier are left alone ("sign-in" is already whole).
+type compoundFilter struct{}
+
+// compounds maps a verb's forms, then its particle, to the word both are also written as
+// (a compound with a dash where that is how it is written: sign-in).
+var compounds = func() map[string]map[string]string {
+	m := map[string]map[string]string{}
+	for _, c := range []struct{ forms, particle, compound string }{
+		{"log logs logged logging", "in", "login"},
+		{"log logs logged logging", "out", "logout"},
+		{"sign signs signed signing", "in", "sign-in"},
+		{"sign signs signed signing", "out", "sign-out"},
+		{"sign signs signed signing", "up", "sign-up"},
+		{"time times timed timing", "out", "timeout"},
+		{"set sets setting", "up", "setup"},
+		{"roll rolls rolled rolling", "back", "rollback"},
+		{"roll rolls rolled rolling", "out", "rollout"},
+		{"clean cleans cleaned cleaning", "up", "cleanup"},
+		{"back backs backed backing", "up", "backup"},
+		{"shut shuts shutting", "down", "shutdown"},
+		{"start starts started starting", "up", "startup"},
+		{"tear tears tore torn tearing", "down", "teardown"},
+		{"fall falls fell falling", "back", "fallback"},
+	} {
+		for _, f := range strings.Fields(c.forms) {
+			if m[f] == nil {
+				m[f] = map[string]string{}
+			}
+			m[f][c.particle] = c.compound
+		}
+	}
+	return m
+}()
+
+func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
+	out := in[:0]
+	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
+	for i := 0; i < len(in); i++ {
+		t := in[i]
+		if t.Type == wholeType {
+			wholeEnd = max(wholeEnd, t.End)
+		}
+		if t.Type != wholeType && t.Start >= wholeEnd && i+1 < len(in) {
+			next := in[i+1]
+			if c, ok := compounds[string(t.Term)][string(next.Term)]; ok && next.Type != wholeType && next.Start == t.End+1 {
+				t.Term, t.End, t.KeyWord = []byte(c), next.End, strings.Contains(c, "-")
+				i++
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // Term is one word of a text as the index holds it.

@@ -29,6 +29,16 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		// punctuation around words is not part of them
 		{"'invalid state', (see `redirect.go`).", []string{"invalid", "state", "see", "redirect.go", "redirect", "go"}},
 		{"--create-db and -race", []string{"create-db", "creat", "db", "race"}},
+		// a verb and its particle are the word they are also written as
+		{"the job timed out", []string{"job", "timeout"}},
+		{"a timeout", []string{"timeout"}},
+		{"people signing in with gmail", []string{"peopl", "sign-in", "gmail"}},
+		{"log in, then logged out", []string{"login", "logout"}},
+		{"set up the db; rolled back the deploy", []string{"setup", "db", "rollback", "deploi"}},
+		{"the log in prod", []string{"login", "prod"}}, // a noun and a preposition read as the verb: rare, and the price
+		// not across an identifier's parts, nor a sentence's end
+		{"sign-in flow", []string{"sign-in", "sign", "flow"}},
+		{"we log. In short", []string{"log", "short"}},
 	}
 	for _, c := range cases {
 		if got := Analyze(c.text); !slices.Equal(got, c.want) {
