@@ -218,6 +218,34 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 	return c
 }
 
+// clauseRelative sets each candidate's ClauseRelative, for a clause of a prompt, to its score
+// on that clause over the best one's: the index scored the whole prompt, so a learning that
+// holds all of one clause ("how should it get AWS credentials") was measured against the
+// best of another clause (20%) and held under the clause rule's floor. A clause's
+// score is what the index's would be of its words alone: each matched word's weight (its
+// IDF) times its strength (field boost, saturating count).
+func clauseRelative(cs []Candidate) {
+	score := func(c Candidate) float64 {
+		s := 0.0
+		for _, m := range c.Matches {
+			if m.Kind != "phrase" && m.Kind != "trigger" && m.Kind != "file" {
+				s += m.Weight * m.Strength
+			}
+		}
+		return s
+	}
+	top := 0.0
+	for _, c := range cs {
+		top = max(top, score(c))
+	}
+	for i := range cs {
+		cs[i].ClauseRelative = 0
+		if top > 0 {
+			cs[i].ClauseRelative = score(cs[i]) / top
+		}
+	}
+}
+
 // better: c qualifies where o does not, or matches its topic more closely.
 func (c Candidate) better(o Candidate, g Gates, cfg config.Recall) bool {
 	_, _, okC := g.qualify(&c, cfg)
@@ -252,10 +280,10 @@ func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bo
 	switch {
 	case c.Rarity < g.Rarity:
 		return "common", "matches only common words: " + what, false
-	case clause && c.Coverage >= g.Clause && c.Rarity >= g.BroadRarity && c.Relative >= g.RelativeFloor:
-		return "clause", "matches " + what, true
+	case clause && c.Coverage >= g.Clause && c.Rarity >= g.BroadRarity && c.ClauseRelative >= g.RelativeFloor:
+		return "clause", fmt.Sprintf("matches %s of its clause, scoring %.0f%% of the clause's best", what, 100*c.ClauseRelative), true
 	case clause && c.Relative >= g.Top && c.Coverage >= cfg.MinCoverage && c.Rarity >= g.TopRarity:
-		return "best match", fmt.Sprintf("scores near the best of its clause (%.0f%%) and matches %s", 100*c.Relative, what), true
+		return "best match", fmt.Sprintf("scores near the best of the prompt (%.0f%%) and matches %s of its clause", 100*c.Relative, what), true
 	case clause:
 		return "weak", "weak match: " + what, false
 	case c.Coverage >= g.Broad && c.Rarity >= g.BroadRarity:
