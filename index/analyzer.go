@@ -272,7 +272,8 @@ func containsApostrophe(b []byte) bool {
 	return false
 }
 
-// compoundFilter says a phrasal verb as the one word it is also written as: "log in",
+// compoundFilter says an irregular verb form as its verb (irregular), and a phrasal verb as
+// the one word it is also written as: "log in",
 // "logged in" and "login"; "timed out" and "timeout"; "set up" and "setup"; "rolled back"
 // and "rollback". The particle is a stop word, so "the job timed out" was held as "time" and
 // never met a learning about a timeout, nor "signing in" one about a login. The verb and its
@@ -311,6 +312,21 @@ var compounds = func() map[string]map[string]string {
 	return m
 }()
 
+// irregular maps the irregular past forms of verbs said of code and builds to the verb, which
+// the stemmer does not: "the build broke", "waitFor hung", "emails sent twice", "lost shuffle
+// data" say break, hang, send and lose. Forms that are also other words people use of code
+// are left out (found: "not found"; left: a left join; fed, led, met, read, set, shut, split).
+var irregular = map[string]string{
+	"broke": "break", "broken": "break", "hung": "hang", "sent": "send", "paid": "pay",
+	"built": "build", "rebuilt": "rebuild", "lost": "lose", "wrote": "write", "written": "write",
+	"rewrote": "rewrite", "rewritten": "rewrite", "froze": "freeze", "frozen": "freeze",
+	"threw": "throw", "thrown": "throw", "kept": "keep", "began": "begin", "begun": "begin",
+	"chose": "choose", "chosen": "choose", "spent": "spend", "caught": "catch", "drew": "draw",
+	"drawn": "draw", "forgot": "forget", "forgotten": "forget", "hidden": "hide",
+	"overrode": "override", "overridden": "override", "undid": "undo", "undone": "undo",
+	"ran": "run", "took": "take", "taken": "take", "gave": "give", "given": "give",
+}
+
 func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 	out := in[:0]
 	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
@@ -318,6 +334,9 @@ func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 		t := in[i]
 		if t.Type == wholeType {
 			wholeEnd = max(wholeEnd, t.End)
+		}
+		if base, ok := irregular[string(t.Term)]; ok && t.Type != wholeType && !t.KeyWord {
+			t.Term = []byte(base)
 		}
 		if t.Type != wholeType && t.Start >= wholeEnd && i+1 < len(in) {
 			next := in[i+1]

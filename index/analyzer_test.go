@@ -36,6 +36,10 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		{"log in, then logged out", []string{"login", "logout"}},
 		{"set up the db; rolled back the deploy", []string{"setup", "db", "rollback", "deploi"}},
 		{"the log in prod", []string{"login", "prod"}}, // a noun and a preposition read as the verb: rare, and the price
+		// an irregular form is its verb, as a regular one is
+		{"the build broke and the job hung", []string{"build", "break", "job", "hang"}},
+		{"it breaks; it hangs", []string{"break", "hang"}},
+		{"not found in the left join", []string{"found", "left", "join"}},
 		// not across an identifier's parts, nor a sentence's end
 		{"sign-in flow", []string{"sign-in", "sign", "flow"}},
 		{"we log. In short", []string{"log", "short"}},
