@@ -313,7 +313,7 @@ var compounds = func() map[string]map[string]string {
 }()
 
 // irregular maps the irregular past forms of verbs said of code and builds to the verb, which
-// the stemmer does not: "the build broke", "waitFor hung", "emails sent twice", "lost shuffle
+// the stemmer does not (and a few regular forms it cuts wrong): "the build broke", "waitFor hung", "emails sent twice", "lost shuffle
 // data" say break, hang, send and lose. Forms that are also other words people use of code
 // are left out (found: "not found"; left: a left join; fed, led, met, read, set, shut, split).
 var irregular = map[string]string{
@@ -325,6 +325,9 @@ var irregular = map[string]string{
 	"drawn": "draw", "forgot": "forget", "forgotten": "forget", "hidden": "hide",
 	"overrode": "override", "overridden": "override", "undid": "undo", "undone": "undo",
 	"ran": "run", "took": "take", "taken": "take", "gave": "give", "given": "give",
+	// regular, but cut by the stemmer apart from their verb: it undoubles the last consonant
+	// of "added" (ad) and "diffed" (dif) but not of add and diff
+	"added": "add", "adding": "add", "diffed": "diff", "diffing": "diff",
 }
 
 func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {

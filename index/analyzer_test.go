@@ -39,6 +39,7 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		// an irregular form is its verb, as a regular one is
 		{"the build broke and the job hung", []string{"build", "break", "job", "hang"}},
 		{"it breaks; it hangs", []string{"break", "hang"}},
+		{"added a column, adding an index", []string{"add", "column", "index"}},
 		{"not found in the left join", []string{"found", "left", "join"}},
 		// not across an identifier's parts, nor a sentence's end
 		{"sign-in flow", []string{"sign-in", "sign", "flow"}},
