@@ -230,6 +230,23 @@ func matched(c Candidate) string {
 	return strings.Join(out, ", ")
 }
 
+// measureSet measures a held-out set of queries over the suite's corpus, its labels held to
+// the suite's rules.
+func measureSet(t *testing.T, load func() ([]fixtures.RelQuery, error)) figures {
+	t.Helper()
+	r, keys, _ := relevanceRepo(t)
+	ls, _, err := fixtures.Relevance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLabels(t, ls, qs)
+	return measure(t, r, keys, qs)
+}
+
 // TestRelevanceHeldout measures the held-out queries (fixtures/relevance/heldout.yaml),
 // written and labelled before recall was tuned for issue 16's targets and never tuned
 // against, on the same corpus. Measured once (precision 1.0, 0 of 39 injecting anything
@@ -239,17 +256,7 @@ func matched(c Candidate) string {
 // prompt needs): a clause's best match now qualifies as a prompt's does (28/30), and the
 // suite's figures did not move.
 func TestRelevanceHeldout(t *testing.T) {
-	r, keys, _ := relevanceRepo(t)
-	ls, _, err := fixtures.Relevance()
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := fixtures.RelevanceHeldout()
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkLabels(t, ls, qs)
-	f := measure(t, r, keys, qs)
+	f := measureSet(t, fixtures.RelevanceHeldout)
 	f.log(t, "held out")
 	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.75 || f.share("start") < 0.7 {
 		f.fail(t, "held out")
@@ -277,17 +284,7 @@ func TestRelevanceHeldout(t *testing.T) {
 // (32/36): precision 0.904 (47 of 52). The test holds issue 16's targets on precision, dirty share and negatives, and the
 // figures reached as floors on the rest.
 func TestRelevanceHeldout2(t *testing.T) {
-	r, keys, _ := relevanceRepo(t)
-	ls, _, err := fixtures.Relevance()
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := fixtures.RelevanceHeldout2()
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkLabels(t, ls, qs)
-	f := measure(t, r, keys, qs)
+	f := measureSet(t, fixtures.RelevanceHeldout2)
 	f.log(t, "held out 2")
 	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 32 || f.found["start"] < 15 {
 		f.fail(t, "held out 2")
@@ -310,17 +307,7 @@ func TestRelevanceHeldout2(t *testing.T) {
 // and a touched path's word counts half; start-auth-client-logo no longer injects PKCE's
 // learning on "client" counted twice). The floors are these figures.
 func TestRelevanceHeldout3(t *testing.T) {
-	r, keys, _ := relevanceRepo(t)
-	ls, _, err := fixtures.Relevance()
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := fixtures.RelevanceHeldout3()
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkLabels(t, ls, qs)
-	f := measure(t, r, keys, qs)
+	f := measureSet(t, fixtures.RelevanceHeldout3)
 	f.log(t, "held out 3")
 	if f.precision() < 0.71 || f.dirty > 3 || f.silent < 5 || f.found["prompt"] < 21 || f.found["start"] < 6 {
 		f.fail(t, "held out 3")
