@@ -272,7 +272,8 @@ func containsApostrophe(b []byte) bool {
 	return false
 }
 
-// compoundFilter says an irregular verb form as its verb (irregular), and a phrasal verb as
+// compoundFilter says an irregular verb form as its verb (irregular), a British spelling as
+// the American one (british), and a phrasal verb as
 // the one word it is also written as: "log in",
 // "logged in" and "login"; "timed out" and "timeout"; "set up" and "setup"; "rolled back"
 // and "rollback". The particle is a stop word, so "the job timed out" was held as "time" and
@@ -330,6 +331,31 @@ var irregular = map[string]string{
 	"added": "add", "adding": "add", "diffed": "diff", "diffing": "diff",
 }
 
+// british maps British spellings of words said of code to the American ones, which the
+// stemmer cuts apart ("organisation" is organis, "organization" organ; analys, analyz):
+// the -ise verbs of code and their forms, and a few words spelt with -our, -re, -ogue, -ence.
+var british = func() map[string]string {
+	m := map[string]string{
+		"behaviour": "behavior", "behaviours": "behaviors", "colour": "color", "colours": "colors",
+		"favour": "favor", "favourite": "favorite", "favourites": "favorites", "analyse": "analyze",
+		"analysed": "analyzed", "analyses": "analyzes", "analysing": "analyzing", "catalogue": "catalog",
+		"catalogues": "catalogs", "dialogue": "dialog", "dialogues": "dialogs", "grey": "gray",
+		"licence": "license", "licences": "licenses", "centre": "center", "centres": "centers",
+		"defence": "defense",
+	}
+	stems := `organ initial serial deserial normal optim author custom sanit synchron final minim
+		maxim priorit local internationa virtual container token parametr parameter recogn summar
+		util visual categor memo capital standard central real special general random neutral
+		stabil modern character emphas apolog critic harmon personal quant session modular
+		material regular monet digit vector`
+	for _, st := range strings.Fields(stems) {
+		for _, suf := range []string{"e", "ed", "es", "ing", "ation", "ations", "er", "ers"} {
+			m[st+"is"+suf] = st + "iz" + suf
+		}
+	}
+	return m
+}()
+
 func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 	out := in[:0]
 	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
@@ -338,8 +364,12 @@ func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 		if t.Type == wholeType {
 			wholeEnd = max(wholeEnd, t.End)
 		}
-		if base, ok := irregular[string(t.Term)]; ok && t.Type != wholeType && !t.KeyWord {
-			t.Term = []byte(base)
+		if t.Type != wholeType && !t.KeyWord {
+			if base, ok := irregular[string(t.Term)]; ok {
+				t.Term = []byte(base)
+			} else if us, ok := british[string(t.Term)]; ok {
+				t.Term = []byte(us)
+			}
 		}
 		if t.Type != wholeType && t.Start >= wholeEnd && i+1 < len(in) {
 			next := in[i+1]

@@ -41,6 +41,11 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		{"it breaks; it hangs", []string{"break", "hang"}},
 		{"added a column, adding an index", []string{"add", "column", "index"}},
 		{"not found in the left join", []string{"found", "left", "join"}},
+		// a British spelling is the American one
+		{"the organisation serialises; initialising", []string{"organ", "serial", "initi"}},
+		{"the organization serializes; initializing", []string{"organ", "serial", "initi"}},
+		{"analyse the behaviour", []string{"analyz", "behavior"}},
+		{"promise otherwise", []string{"promis", "otherwis"}},
 		// not across an identifier's parts, nor a sentence's end
 		{"sign-in flow", []string{"sign-in", "sign", "flow"}},
 		{"we log. In short", []string{"log", "short"}},
