@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -30,11 +31,19 @@ const analyzerName = "reflect"
 
 const tokenizerName = "reflect_code"
 
+// compoundName is the filter that says a verb and its particle as one word (compound).
+const compoundName = "reflect_compound"
+
 func init() {
 	// bleve names analysis components in a process-wide registry; an index built with this
 	// analyzer can only be opened by a process that registered it.
 	if err := registry.RegisterTokenizer(tokenizerName, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
 		return codeTokenizer{}, nil
+	}); err != nil {
+		panic(err)
+	}
+	if err := registry.RegisterTokenFilter(compoundName, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return compoundFilter{}, nil
 	}); err != nil {
 		panic(err)
 	}
@@ -44,7 +53,7 @@ func init() {
 			return nil, err
 		}
 		var filters []analysis.TokenFilter
-		for _, name := range []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name} {
+		for _, name := range []string{en.PossessiveName, lowercase.Name, compoundName, en.StopName, porter.Name} {
 			f, err := cache.TokenFilterNamed(name)
 			if err != nil {
 				return nil, err
@@ -261,6 +270,117 @@ func containsApostrophe(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// compoundFilter says an irregular verb form as its verb (irregular), a British spelling as
+// the American one (british), and a phrasal verb as
+// the one word it is also written as: "log in",
+// "logged in" and "login"; "timed out" and "timeout"; "set up" and "setup"; "rolled back"
+// and "rollback". The particle is a stop word, so "the job timed out" was held as "time" and
+// never met a learning about a timeout, nor "signing in" one about a login. The verb and its
+// particle become the compound, in their place (the verb alone means something else: "log",
+// "time", "set"); the words of an identifier are left alone ("sign-in" is already whole).
+type compoundFilter struct{}
+
+// compounds maps a verb's forms, then its particle, to the word both are also written as
+// (a compound with a dash where that is how it is written: sign-in).
+var compounds = func() map[string]map[string]string {
+	m := map[string]map[string]string{}
+	for _, c := range []struct{ forms, particle, compound string }{
+		{"log logs logged logging", "in", "login"},
+		{"log logs logged logging", "out", "logout"},
+		{"sign signs signed signing", "in", "sign-in"},
+		{"sign signs signed signing", "out", "sign-out"},
+		{"sign signs signed signing", "up", "sign-up"},
+		{"time times timed timing", "out", "timeout"},
+		{"set sets setting", "up", "setup"},
+		{"roll rolls rolled rolling", "back", "rollback"},
+		{"roll rolls rolled rolling", "out", "rollout"},
+		{"clean cleans cleaned cleaning", "up", "cleanup"},
+		{"back backs backed backing", "up", "backup"},
+		{"shut shuts shutting", "down", "shutdown"},
+		{"start starts started starting", "up", "startup"},
+		{"tear tears tore torn tearing", "down", "teardown"},
+		{"fall falls fell falling", "back", "fallback"},
+	} {
+		for _, f := range strings.Fields(c.forms) {
+			if m[f] == nil {
+				m[f] = map[string]string{}
+			}
+			m[f][c.particle] = c.compound
+		}
+	}
+	return m
+}()
+
+// irregular maps the irregular past forms of verbs said of code and builds to the verb, which
+// the stemmer does not (and a few regular forms it cuts wrong): "the build broke", "waitFor hung", "emails sent twice", "lost shuffle
+// data" say break, hang, send and lose. Forms that are also other words people use of code
+// are left out (found: "not found"; left: a left join; fed, led, met, read, set, shut, split).
+var irregular = map[string]string{
+	"broke": "break", "broken": "break", "hung": "hang", "sent": "send", "paid": "pay",
+	"built": "build", "rebuilt": "rebuild", "lost": "lose", "wrote": "write", "written": "write",
+	"rewrote": "rewrite", "rewritten": "rewrite", "froze": "freeze", "frozen": "freeze",
+	"threw": "throw", "thrown": "throw", "kept": "keep", "began": "begin", "begun": "begin",
+	"chose": "choose", "chosen": "choose", "spent": "spend", "caught": "catch", "drew": "draw",
+	"drawn": "draw", "forgot": "forget", "forgotten": "forget", "hidden": "hide",
+	"overrode": "override", "overridden": "override", "undid": "undo", "undone": "undo",
+	"ran": "run", "took": "take", "taken": "take", "gave": "give", "given": "give",
+	// regular, but cut by the stemmer apart from their verb: it undoubles the last consonant
+	// of "added" (ad) and "diffed" (dif) but not of add and diff
+	"added": "add", "adding": "add", "diffed": "diff", "diffing": "diff",
+}
+
+// british maps British spellings of words said of code to the American ones, which the
+// stemmer cuts apart ("organisation" is organis, "organization" organ; analys, analyz):
+// the -ise verbs of code and their forms, and a few words spelt with -our, -re, -ogue, -ence.
+var british = func() map[string]string {
+	m := map[string]string{
+		"behaviour": "behavior", "behaviours": "behaviors", "colour": "color", "colours": "colors",
+		"favour": "favor", "favourite": "favorite", "favourites": "favorites", "analyse": "analyze",
+		"analysed": "analyzed", "analyses": "analyzes", "analysing": "analyzing", "catalogue": "catalog",
+		"catalogues": "catalogs", "dialogue": "dialog", "dialogues": "dialogs", "grey": "gray",
+		"licence": "license", "licences": "licenses", "centre": "center", "centres": "centers",
+		"defence": "defense",
+	}
+	stems := `organ initial serial deserial normal optim author custom sanit synchron final minim
+		maxim priorit local internationa virtual container token parametr parameter recogn summar
+		util visual categor memo capital standard central real special general random neutral
+		stabil modern character emphas apolog critic harmon personal quant session modular
+		material regular monet digit vector`
+	for _, st := range strings.Fields(stems) {
+		for _, suf := range []string{"e", "ed", "es", "ing", "ation", "ations", "er", "ers"} {
+			m[st+"is"+suf] = st + "iz" + suf
+		}
+	}
+	return m
+}()
+
+func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
+	out := in[:0]
+	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
+	for i := 0; i < len(in); i++ {
+		t := in[i]
+		if t.Type == wholeType {
+			wholeEnd = max(wholeEnd, t.End)
+		}
+		if t.Type != wholeType && !t.KeyWord {
+			if base, ok := irregular[string(t.Term)]; ok {
+				t.Term = []byte(base)
+			} else if us, ok := british[string(t.Term)]; ok {
+				t.Term = []byte(us)
+			}
+		}
+		if t.Type != wholeType && t.Start >= wholeEnd && i+1 < len(in) {
+			next := in[i+1]
+			if c, ok := compounds[string(t.Term)][string(next.Term)]; ok && next.Type != wholeType && next.Start == t.End+1 {
+				t.Term, t.End, t.KeyWord = []byte(c), next.End, strings.Contains(c, "-")
+				i++
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // Term is one word of a text as the index holds it.

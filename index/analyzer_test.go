@@ -29,6 +29,26 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		// punctuation around words is not part of them
 		{"'invalid state', (see `redirect.go`).", []string{"invalid", "state", "see", "redirect.go", "redirect", "go"}},
 		{"--create-db and -race", []string{"create-db", "creat", "db", "race"}},
+		// a verb and its particle are the word they are also written as
+		{"the job timed out", []string{"job", "timeout"}},
+		{"a timeout", []string{"timeout"}},
+		{"people signing in with gmail", []string{"peopl", "sign-in", "gmail"}},
+		{"log in, then logged out", []string{"login", "logout"}},
+		{"set up the db; rolled back the deploy", []string{"setup", "db", "rollback", "deploi"}},
+		{"the log in prod", []string{"login", "prod"}}, // a noun and a preposition read as the verb: rare, and the price
+		// an irregular form is its verb, as a regular one is
+		{"the build broke and the job hung", []string{"build", "break", "job", "hang"}},
+		{"it breaks; it hangs", []string{"break", "hang"}},
+		{"added a column, adding an index", []string{"add", "column", "index"}},
+		{"not found in the left join", []string{"found", "left", "join"}},
+		// a British spelling is the American one
+		{"the organisation serialises; initialising", []string{"organ", "serial", "initi"}},
+		{"the organization serializes; initializing", []string{"organ", "serial", "initi"}},
+		{"analyse the behaviour", []string{"analyz", "behavior"}},
+		{"promise otherwise", []string{"promis", "otherwis"}},
+		// not across an identifier's parts, nor a sentence's end
+		{"sign-in flow", []string{"sign-in", "sign", "flow"}},
+		{"we log. In short", []string{"log", "short"}},
 	}
 	for _, c := range cases {
 		if got := Analyze(c.text); !slices.Equal(got, c.want) {

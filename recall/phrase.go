@@ -19,7 +19,7 @@ type Phrase struct {
 }
 
 // errorLine finds a line that reads as an error message or a log of one.
-var errorLine = regexp.MustCompile(`(?i)\b(error|exception|traceback|fail(ed|ure|s)?|fatal|panic|denied|refused|forbidden|cannot|can't|unable|invalid|no such|not (found|permitted|authorized|allowed)|timed out|timeout|exceeded|unsupported|deprecated|violat\w*)\b|\bE[A-Z]{4,}\b`)
+var errorLine = regexp.MustCompile(`(?i)\b(error|exception|traceback|fail(ed|ure|s)?|fatal|panic|denied|refused|forbidden|cannot|can't|unable|invalid|no such|not (found|permitted|authorized|allowed)|timed out|timeout|exceeded|unsupported|deprecated|violat\w*)\b|(?-i:\bE[A-Z]{4,}\b)`)
 
 // maxPhraseWords bounds a phrase (and the work of matching it).
 const maxPhraseWords = 40

@@ -60,9 +60,12 @@ type Candidate struct {
 	Coverage float64 `json:"coverage"` // share of the topic's weight it matched
 	Rarity   float64 `json:"rarity"`   // the sum of the weights it matched: how few learnings hold all of it
 	Relative float64 `json:"relative"` // its text score over the best of its topic's
-	Rule     string  `json:"rule"`     // the gate that kept or dropped it
-	Kept     bool    `json:"kept"`
-	Why      string  `json:"why"`
+	// ClauseRelative, when it matched a clause of a prompt best, is its score on that clause
+	// over the best candidate's (what the index's score would be of the clause's words alone).
+	ClauseRelative float64 `json:"clause_relative,omitempty"`
+	Rule           string  `json:"rule"` // the gate that kept or dropped it
+	Kept           bool    `json:"kept"`
+	Why            string  `json:"why"`
 	// Freshness is its anchors compared with the workspace's project (freshness.go).
 	Freshness anchor.Freshness `json:"freshness,omitzero"`
 	scores    []termScore      // every term of the topic, held or not: what the gates are tuned on
@@ -273,10 +276,18 @@ func assessAll(found []*index.Result, topics []Topic, cfg config.Recall) []Candi
 			if _, ok := best[h.ID]; !ok {
 				order = append(order, h.ID)
 			}
-			for _, sub := range append([]Topic{tp}, tp.Clauses...) {
-				c := assess(h, sub, hits)
-				if old, ok := best[h.ID]; !ok || c.better(old, DefaultGates(), cfg) {
-					best[h.ID] = c
+		}
+		for si, sub := range append([]Topic{tp}, tp.Clauses...) {
+			cs := make([]Candidate, len(hits.Hits))
+			for j, h := range hits.Hits {
+				cs[j] = assess(h, sub, hits)
+			}
+			if si > 0 {
+				clauseRelative(cs)
+			}
+			for _, c := range cs {
+				if old, ok := best[c.ID]; !ok || c.better(old, DefaultGates(), cfg) {
+					best[c.ID] = c
 				}
 			}
 		}

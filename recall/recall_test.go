@@ -189,6 +189,21 @@ func TestPhrases(t *testing.T) {
 	if strings.Join(out, "\n") != strings.Join(want, "\n") {
 		t.Errorf("phrases:\n%s\nwant:\n%s", strings.Join(out, "\n"), strings.Join(want, "\n"))
 	}
+	// an errno name is an error line; a word that only starts with an e is not (the errno
+	// pattern was case-insensitive, so "everywhere", "export" and "email" made any line an
+	// error message)
+	for line, want := range map[string]bool{
+		"dial tcp 10.0.0.5:5432: connect: ECONNREFUSED":        true,
+		"open /etc/app.yaml: ENOENT":                           true,
+		"rename the GetUser handler to GetAccount everywhere":  false,
+		"export the customers list and email it to finance":    false,
+		"Exception in thread main":                             true,
+		"the request timed out after 30 seconds, see the logs": true,
+	} {
+		if got := errorLine.MatchString(line); got != want {
+			t.Errorf("errorLine(%q) = %v, want %v", line, got, want)
+		}
+	}
 	if start, n := longestRun(strings.Fields("a b c d e"), strings.Fields("x c d e y b")); start != 2 || n != 3 {
 		t.Errorf("longestRun: %d %d", start, n)
 	}

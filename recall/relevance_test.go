@@ -203,13 +203,13 @@ func (f figures) fail(t *testing.T, name string) {
 // (labelled neither relevant nor related), the negative queries (nothing labelled) left
 // silent, and the share of labelled-relevant learnings found at each hook. It holds the
 // first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to SessionStart's target
-// (0.7: 27/38) and the UserPromptSubmit figure reached (80/126; the target, 0.75, is not: see
-// the README).
+// (0.7: 27/38) and the UserPromptSubmit figure reached (81/126 since a clause's floor is taken
+// against its own best candidate; the target, 0.75, is not: see the README).
 func TestRelevance(t *testing.T) {
 	r, keys, qs := relevanceRepo(t)
 	f := measure(t, r, keys, qs)
 	f.log(t, "relevance")
-	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.63 || f.share("start") < 0.7 {
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 81 || f.share("start") < 0.7 {
 		f.fail(t, "relevance")
 	}
 }
@@ -230,6 +230,23 @@ func matched(c Candidate) string {
 	return strings.Join(out, ", ")
 }
 
+// measureSet measures a held-out set of queries over the suite's corpus, its labels held to
+// the suite's rules.
+func measureSet(t *testing.T, load func() ([]fixtures.RelQuery, error)) figures {
+	t.Helper()
+	r, keys, _ := relevanceRepo(t)
+	ls, _, err := fixtures.Relevance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLabels(t, ls, qs)
+	return measure(t, r, keys, qs)
+}
+
 // TestRelevanceHeldout measures the held-out queries (fixtures/relevance/heldout.yaml),
 // written and labelled before recall was tuned for issue 16's targets and never tuned
 // against, on the same corpus. Measured once (precision 1.0, 0 of 39 injecting anything
@@ -239,17 +256,7 @@ func matched(c Candidate) string {
 // prompt needs): a clause's best match now qualifies as a prompt's does (28/30), and the
 // suite's figures did not move.
 func TestRelevanceHeldout(t *testing.T) {
-	r, keys, _ := relevanceRepo(t)
-	ls, _, err := fixtures.Relevance()
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := fixtures.RelevanceHeldout()
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkLabels(t, ls, qs)
-	f := measure(t, r, keys, qs)
+	f := measureSet(t, fixtures.RelevanceHeldout)
 	f.log(t, "held out")
 	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.75 || f.share("start") < 0.7 {
 		f.fail(t, "held out")
@@ -269,20 +276,40 @@ func TestRelevanceHeldout(t *testing.T) {
 // refused a qualifying third learning; with it fixed the suite's SessionStart finds 27/38
 // where it found 26, and one session start here that already injected something
 // irrelevant (start-bill-duplicate-emails) gains a third, irrelevant one: precision 0.852.
+// The third round (measured on heldout3.yaml too, which it was not tuned on) read each
+// irrelevant injection here: two rode on a touched path's words counted for a commit subject
+// (once more when the subject said the word itself, and at a said word's full weight: billing/
+// and .py); with a path's word counted once and at half weight, precision is 0.902 (46 of 51),
+// 1 query of 57 dirty; "timed out" analyzed as timeout finds one more at UserPromptSubmit
+// (32/36): precision 0.904 (47 of 52). The test holds issue 16's targets on precision, dirty share and negatives, and the
+// figures reached as floors on the rest.
 func TestRelevanceHeldout2(t *testing.T) {
-	r, keys, _ := relevanceRepo(t)
-	ls, _, err := fixtures.Relevance()
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := fixtures.RelevanceHeldout2()
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkLabels(t, ls, qs)
-	f := measure(t, r, keys, qs)
+	f := measureSet(t, fixtures.RelevanceHeldout2)
 	f.log(t, "held out 2")
-	if f.precision() < 0.85 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.86 || f.share("start") < 0.88 {
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 32 || f.found["start"] < 15 {
 		f.fail(t, "held out 2")
+	}
+}
+
+// TestRelevanceHeldout3 measures the third held-out set (fixtures/relevance/heldout3.yaml):
+// 40 queries over the same corpus (26 prompts, 8 session starts, 6 negatives), the
+// learnings they ask about drawn by a seeded shuffle, written and labelled from the
+// learnings' text before the third round of tuning for issue 16, without running recall on
+// them. Its labels never change after the commit that added it: it measures whether that
+// round's changes hold on queries they were not made for. First measured (before any change
+// of that round): precision@3 0.659 (27 of 41 injected relevant; related ones count against
+// it), 5 of 40 queries injecting something irrelevant (12.5%), 21/26 found at
+// UserPromptSubmit, 6/8 at SessionStart, 4/6 negatives silent (neg-auth-rename-handler
+// injects r.PathValue's learning on "handler … route … GetUser"; neg-start-infra-codeowners
+// two on "network stacks"). Those figures were its floors: a change may not lose on them.
+// After that round: precision@3 0.711 (27 of 38), 3 of 40 dirty (7.5%), 21/26 and 6/8 found,
+// 5/6 negatives silent (neg-start-infra-codeowners is silent since "add" is commit-subject noise
+// and a touched path's word counts half; start-auth-client-logo no longer injects PKCE's
+// learning on "client" counted twice). The floors are these figures.
+func TestRelevanceHeldout3(t *testing.T) {
+	f := measureSet(t, fixtures.RelevanceHeldout3)
+	f.log(t, "held out 3")
+	if f.precision() < 0.71 || f.dirty > 3 || f.silent < 5 || f.found["prompt"] < 21 || f.found["start"] < 6 {
+		f.fail(t, "held out 3")
 	}
 }
