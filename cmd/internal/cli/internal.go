@@ -55,15 +55,16 @@ func (a *App) Start(out string, args ...string) (int, error) {
 	if a.NoBackground {
 		return 0, errNoBackground
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return 0, err
-	}
+	var self string
+	var err error
 	if a.Engine == nil && handsOff(args) {
 		// the binary that can do it: the lean reflect would only hand it on
-		if self, err = enginePath(false, io.Discard); err != nil {
-			return 0, err
-		}
+		self, err = enginePath(false, io.Discard)
+	} else {
+		self, err = os.Executable()
+	}
+	if err != nil {
+		return 0, err
 	}
 	var f *os.File
 	if out != "" {
