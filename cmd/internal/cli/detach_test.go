@@ -6,14 +6,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // TestStartDetached: the process runs with its output in the file given, in a session of its
-// own (not the caller's), at nice 10.
+// own (not the caller's), at nice 10, holding none of the caller's descriptors but its streams
+// (a pipe this process inherited without close-on-exec stands for a host's).
 func TestStartDetached(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if _, serr := os.Stat("/proc/self/stat"); err != nil || serr != nil {
@@ -26,7 +29,13 @@ func TestStartDetached(t *testing.T) {
 	}
 	// the child reports its session id and its niceness (field 19 of /proc/self/stat) once
 	// its parent (startDetached's caller) has set the niceness
-	script := `sleep 0.2; set -- $(cat /proc/$$/stat); echo "$6 ${19}"; echo done`
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil { // no close-on-exec, as an inherited descriptor
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	script := `sleep 0.2; set -- $(cat /proc/$$/stat); echo "$6 ${19}"; echo fds $(ls /proc/$$/fd); echo done`
 	pid, err := startDetached(sh, []string{"-c", script}, f)
 	f.Close()
 	if err != nil {
@@ -48,5 +57,14 @@ func TestStartDetached(t *testing.T) {
 	}
 	if fields[1] != "10" {
 		t.Errorf("niceness %s, want 10", fields[1])
+	}
+	if runtime.GOOS == "linux" {
+		_, fds, _ := strings.Cut(got, "fds ")
+		fds, _, _ = strings.Cut(fds, "\n")
+		for _, fd := range strings.Fields(fds) {
+			if fd == strconv.Itoa(p[0]) || fd == strconv.Itoa(p[1]) {
+				t.Errorf("the child holds the caller's descriptor %s (its descriptors: %s)", fd, fds)
+			}
+		}
 	}
 }

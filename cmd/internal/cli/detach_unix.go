@@ -24,6 +24,7 @@ func startDetached(path string, args []string, out *os.File) (int, error) {
 	if out != nil {
 		w = out
 	}
+	inheritNothing()
 	pid, err := syscall.ForkExec(path, append([]string{path}, args...), &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{null.Fd(), w.Fd(), w.Fd()},
