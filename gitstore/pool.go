@@ -167,6 +167,16 @@ func (r *Repo) WriteVolatileState(rel string, data []byte) error {
 // swapMax bounds what swapWrite writes: one page, which a reader gets in one read.
 const swapMax = 4096
 
+// RemoveVolatileState removes a file WriteVolatileState wrote, and its spare.
+func (r *Repo) RemoveVolatileState(rel string) error {
+	dst := filepath.Join(r.stateDir, filepath.FromSlash(rel))
+	os.Remove(dst + ".spare")
+	if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // statePath is the path of rel under .git/reflect, its directory created.
 func (r *Repo) statePath(rel string) (string, error) {
 	dst := filepath.Join(r.stateDir, filepath.FromSlash(rel))

@@ -43,6 +43,16 @@ func TestWriteVolatileState(t *testing.T) {
 			t.Errorf("no spare beside last-event.json after a swap: %v", err)
 		}
 	}
+	for _, rel := range []string{"last-event.json", "state/watch/claude-code-s1.json", "never-written.json"} {
+		if err := r.RemoveVolatileState(rel); err != nil {
+			t.Fatalf("remove %s: %v", rel, err)
+		}
+		for _, name := range []string{rel, rel + ".spare"} {
+			if _, err := os.Stat(filepath.Join(r.StateDir(), filepath.FromSlash(name))); !os.IsNotExist(err) {
+				t.Errorf("%s is still there after RemoveVolatileState(%s): %v", name, rel, err)
+			}
+		}
+	}
 }
 
 // TestWriteVolatileStateConcurrent: writers on goroutines (each an open file of its own, as

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -101,7 +100,7 @@ func (e *event) onPrompt(ctx context.Context) error {
 	if err := e.commitLearning(ctx, l, "correction"); err != nil {
 		return err
 	}
-	os.Remove(filepath.Join(e.repo.StateDir(), filepath.FromSlash(e.watchPath()))) // one correction per failure
+	e.repo.RemoveVolatileState(e.watchPath()) // one correction per failure
 	return nil
 }
 
