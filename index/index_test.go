@@ -255,3 +255,49 @@ func TestEmptyRepository(t *testing.T) {
 		t.Fatalf("after the first learning: %+v", res)
 	}
 }
+
+// TestHitsCarryAnchors: a hit carries its learning's anchors and source commit, from the
+// index and from the scan that stands in for it (recall checks them without reading git).
+func TestHitsCarryAnchors(t *testing.T) {
+	l := &learnings.Learning{ID: learnings.NewID(time.Now()), Title: "Retry the migration lock on deadlock",
+		Project: "github.com/acme/api", Kind: learnings.KindFix, Confidence: learnings.ConfidenceHigh,
+		Status: learnings.StatusCurrent, Created: time.Now().UTC(), Updated: time.Now().UTC(), Seen: 1,
+		Anchors: []string{"db/migrate.go@" + strings.Repeat("a", 40), "db/lock.go@" + strings.Repeat("b", 40)},
+		Body:    "Postgres reports a deadlock while the migration holds its lock; retry it.\n"}
+	l.Source.Commit = strings.Repeat("c", 40)
+	data, err := l.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := repoWith(t, map[string][]byte{learnings.PathFor(l.Project, l.ID): data})
+	ctx := context.Background()
+	check := func(res *Result) {
+		t.Helper()
+		if len(res.Hits) != 1 {
+			t.Fatalf("%s: %d hits", res.Source, len(res.Hits))
+		}
+		h := res.Hits[0]
+		if strings.Join(h.Anchors, " ") != strings.Join(l.Anchors, " ") || h.SourceCommit != l.Source.Commit {
+			t.Errorf("%s: anchors %q, commit %q; want %q, %q", res.Source, h.Anchors, h.SourceCommit, l.Anchors, l.Source.Commit)
+		}
+	}
+	if _, err := Rebuild(ctx, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res := find(t, r, Query{Text: "migration deadlock"})
+	if res.Source != "index" {
+		t.Fatalf("source %s", res.Source)
+	}
+	check(res)
+	os.RemoveAll(filepath.Join(r.StateDir(), "index"))
+	ix, err := Open(ctx, r, Options{NoBuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	res, err = ix.Search(ctx, Query{Text: "migration deadlock"})
+	if err != nil || res.Source != "scan" {
+		t.Fatalf("without the index: %v, source %v", err, res)
+	}
+	check(res)
+}

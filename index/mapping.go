@@ -56,6 +56,8 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt("created", date)
 	doc.AddFieldMappingsAt("updated", date)
 	doc.AddFieldMappingsAt("seen", num)
+	doc.AddFieldMappingsAt("anchors", stored(bleve.NewKeywordFieldMapping()))
+	doc.AddFieldMappingsAt("source_commit", stored(bleve.NewKeywordFieldMapping()))
 
 	m := bleve.NewIndexMapping()
 	m.DefaultMapping = doc

@@ -127,9 +127,9 @@ func MergeAnchors(ours, theirs []string, oursNewer bool) []string {
 	return out
 }
 
-// QuickAnchors reads only the anchors and source.commit of a learning file, for a recall
-// that checks a dozen candidates: a full Parse (goldmark and the whole YAML document) cost
-// ~70 µs a file here, most of the freshness check. It decodes just those two keys' lines;
+// QuickAnchors reads only the anchors and source.commit of a learning file, for a check of
+// many files' anchors (the drain's): a full Parse (the whole YAML document) cost ~70 µs a file
+// here, most of such a check. It decodes just those two keys' lines;
 // ok is false when it cannot (an alias, a key it cannot find its end of, no frontmatter),
 // and the caller then parses the file. Items are not validated: AnchorList does that.
 func QuickAnchors(data []byte) (anchors []string, commit string, ok bool) {
