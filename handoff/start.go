@@ -2,7 +2,9 @@ package handoff
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -49,18 +51,23 @@ func Pick(r *gitstore.Repo, s Start) (*Found, string, error) {
 			}
 		}
 	}
-	// the branches' handoffs are files of one directory: it is walked once
-	files, err := r.Walk(Dir + "/" + s.Project)
-	if err != nil {
-		return nil, "", err
-	}
 	for _, b := range branches {
-		h, blob, err := readIn(r, files, Path(s.Project, b))
+		// from the work tree, which holds HEAD's files: reading HEAD loaded the memory's whole
+		// pack index first (gitstore.ReadWorkFile)
+		path := Path(s.Project, b)
+		data, blob, err := r.ReadWorkFile(path, MaxFileBytes)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if errors.Is(err, gitstore.ErrTooLarge) {
+			return nil, "", fmt.Errorf("%w: %w", ErrNotHandoff, err)
+		}
 		if err != nil {
 			return nil, "", err
 		}
-		if h == nil {
-			continue
+		h, err := Parse(path, data)
+		if err != nil {
+			return nil, "", err
 		}
 		if h.Project != s.Project || h.Branch != b && !(b == Detached && h.Branch == "") {
 			return nil, fmt.Sprintf("the handoff at %s claims project %q, branch %q", Path(s.Project, b), h.Project, h.Branch), nil
@@ -78,7 +85,6 @@ func Pick(r *gitstore.Repo, s Start) (*Found, string, error) {
 		case s.Source != "compact" && s.Source != "resume" && h.Session == s.Session:
 			return nil, "the handoff is this session's own", nil
 		}
-		path := Path(s.Project, b)
 		return &Found{Handoff: h, Path: path, Origin: OriginOf(r, path, blob)}, "", nil
 	}
 	return nil, "no handoff for this project and branch", nil
