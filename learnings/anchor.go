@@ -157,28 +157,10 @@ func QuickAnchors(data []byte) (anchors []string, commit string, ok bool) {
 	return v.Anchors, v.Source.Commit, true
 }
 
-// quickFront is the text between a first "---" line and the next one.
+// quickFront is a file's frontmatter as Parse finds it (locateFront), when it is closed.
 func quickFront(data []byte) ([]byte, bool) {
-	var rest []byte
-	switch {
-	case bytes.HasPrefix(data, []byte("---\n")):
-		rest = data[4:]
-	case bytes.HasPrefix(data, []byte("---\r\n")):
-		rest = data[5:]
-	default:
-		return nil, false
-	}
-	for i := 0; i < len(rest); {
-		j := bytes.IndexByte(rest[i:], '\n')
-		if j < 0 {
-			return nil, false
-		}
-		if line := bytes.TrimRight(rest[i:i+j], "\r"); string(line) == "---" {
-			return rest[:i], true
-		}
-		i += j + 1
-	}
-	return nil, false
+	front, ok := locateFront(data)
+	return front, ok && len(data) > len(firstLine(data))+len(front) // a closing line follows
 }
 
 // block is the lines of a top-level key of frontmatter text: its line and the indented or
