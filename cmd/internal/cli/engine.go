@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/cmd/internal/engineline"
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/install"
 )
@@ -27,7 +28,7 @@ import (
 // — the search engine (bleve, whose package init alone builds Levenshtein automata for
 // 1.9 ms), sqlite, the MCP SDK. A process that links them started in 9.4–9.7 ms; reflect
 // starts in ~4 ms, as deja-vu does (docs/ARCHITECTURE.md has the figures). reflect runs the commands of this
-// package itself and hands the others, listed in engineCommands, to reflect-engine.
+// package itself and hands the others, listed in engineline.Commands, to reflect-engine.
 
 // NoEngineError is a command that needs reflect-engine run by a reflect that has none beside
 // it (exit 10).
@@ -204,23 +205,14 @@ func buildEngine(root, out string, progress io.Writer) error {
 	return os.Rename(tmp, out)
 }
 
-// engineCommand is a command of reflect-engine's part of the tree, as the lean reflect lists
-// it: engineCommands (engine_commands.go) is generated from reflect-engine's tree by package
-// enginecmd's TestEngineCommands, which fails when it is out of date.
-type engineCommand struct {
-	Path, Use, Short string
-	Aliases          []string
-	Hidden           bool
-}
-
 // EngineAnnotation marks an entry of the lean tree that hands its command to reflect-engine.
 const EngineAnnotation = "reflect-engine"
 
-// handOffCommands adds the entries of engineCommands to root: each has its command's name,
+// handOffCommands adds the entries of engineline.Commands to root: each has its command's name,
 // aliases and summary, so that help lists every command, and hands whatever it is given —
 // flags, help, subcommands — to reflect-engine, which parses it as it would have been here.
 func (a *App) handOffCommands(root *cobra.Command) {
-	for _, ec := range engineCommands {
+	for _, ec := range engineline.Commands {
 		parent := root
 		if i := strings.LastIndex(ec.Path, " "); i >= 0 {
 			p, _, err := root.Find(strings.Fields(ec.Path[:i]))
@@ -259,34 +251,6 @@ func (a *App) args() []string {
 		return a.argv
 	}
 	return os.Args[1:]
-}
-
-// handsOff says whether args (a command line of reflect, global flags first) is a command
-// reflect-engine runs.
-func handsOff(args []string) bool {
-	line := strings.Join(commandWords(args), " ")
-	for _, ec := range engineCommands {
-		if line == ec.Path || strings.HasPrefix(line, ec.Path+" ") {
-			return true
-		}
-	}
-	return false
-}
-
-// commandWords is args without their flags: the path of the command they run, then its
-// arguments.
-func commandWords(args []string) []string {
-	var words []string
-	for i := 0; i < len(args); i++ {
-		switch w := args[i]; {
-		case w == "--home" || w == "--format":
-			i++
-		case strings.HasPrefix(w, "-"):
-		default:
-			words = append(words, w)
-		}
-	}
-	return words
 }
 
 // hookHandOff runs this hook in reflect-engine as a child: the payload on its stdin, what it

@@ -9,35 +9,6 @@ import (
 	"testing"
 )
 
-// handsOff decides, before the tree is built, which command lines reflect-engine runs.
-func TestHandsOff(t *testing.T) {
-	for _, tt := range []struct {
-		line string
-		want bool
-	}{
-		{"search oauth", true},
-		{"--home /m search oauth", true},
-		{"--home=/m --format json -v search", true},
-		{"history import --all-history", true},
-		{"team add acme git@x:y.git", true},
-		{"team sync --quiet", true},
-		{"internal after-write", true},
-		{"--home /m internal index", true},
-		{"team list", false},
-		{"internal fill-pool", false},
-		{"add --title search --body x", false},
-		{"list --project search", false},
-		{"hook claude", false},
-		{"version", false},
-		{"", false},
-		{"--home search list", false}, // --home takes a value, even one named like a command
-	} {
-		if got := handsOff(strings.Fields(tt.line)); got != tt.want {
-			t.Errorf("handsOff(%q) = %v; want %v", tt.line, got, tt.want)
-		}
-	}
-}
-
 // A source checkout of this module is recognised by its go.mod, not by a go.mod of any module.
 func TestIsModuleRoot(t *testing.T) {
 	for _, tt := range []struct {

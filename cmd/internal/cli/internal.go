@@ -10,6 +10,8 @@ import (
 
 	"github.com/reflect-memory/reflect/gitstore"
 	indexlayout "github.com/reflect-memory/reflect/index/layout"
+
+	"github.com/reflect-memory/reflect/cmd/internal/engineline"
 )
 
 // internalCmd groups the commands reflect runs itself, detached, for work that must stay
@@ -57,7 +59,7 @@ func (a *App) Start(out string, args ...string) (int, error) {
 	}
 	var self string
 	var err error
-	if a.Engine == nil && handsOff(args) {
+	if a.Engine == nil && engineline.HandsOff(args) {
 		// the binary that can do it: the lean reflect would only hand it on
 		self, err = enginePath(false, io.Discard)
 	} else {

@@ -17,6 +17,8 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/provenance"
+
+	"github.com/reflect-memory/reflect/cmd/internal/engineline"
 )
 
 // App is what every command shares: the streams, the global flags and the repository.
@@ -62,12 +64,12 @@ func Main(engine Engine) int {
 		debug.SetMemoryLimit(256 << 20)
 	}
 	a := &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Engine: engine, argv: os.Args[1:]}
-	if engine == nil && (handsOff(a.argv) || len(a.argv) > 0 && (strings.HasPrefix(a.argv[0], "__complete") || a.argv[0] == "completion")) {
+	if engine == nil && (engineline.HandsOff(a.argv) || len(a.argv) > 0 && (strings.HasPrefix(a.argv[0], "__complete") || a.argv[0] == "completion")) {
 		// reflect-engine's command, handed over before this tree is even built (0.3 ms less on
 		// every hand-off); shell completion too, since the engine's tree has every flag
 		return a.exit(nil, a.handOff())
 	}
-	cmd := a.treeFor(commandWords(a.argv))
+	cmd := a.treeFor(engineline.Words(a.argv))
 	cmd.SetArgs(a.argv)
 	ran, err := cmd.ExecuteContextC(context.Background())
 	return a.exit(ran, err)
@@ -119,7 +121,7 @@ func (a *App) treeFor(words []string) *cobra.Command {
 	if len(words) == 0 {
 		return a.RootCmd()
 	}
-	for _, ec := range engineCommands {
+	for _, ec := range engineline.Commands {
 		if strings.HasPrefix(ec.Path, words[0]+" ") {
 			return a.RootCmd()
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reflect-memory/reflect/cmd/internal/engineline"
 )
 
 // TestOwnCommandNames: ownCommands names each command as it is run.
@@ -28,7 +30,7 @@ func TestTreeFor(t *testing.T) {
 		a := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, NoBackground: true, argv: args}
 		cmd := a.RootCmd()
 		if !full {
-			cmd = a.treeFor(commandWords(args))
+			cmd = a.treeFor(engineline.Words(args))
 		}
 		cmd.SetArgs(args)
 		_, err := cmd.ExecuteC()
@@ -53,7 +55,7 @@ func TestTreeFor(t *testing.T) {
 		{"search x", false},
 	} {
 		a := &App{}
-		got := a.treeFor(commandWords(strings.Fields(tt.line))).Commands()
+		got := a.treeFor(engineline.Words(strings.Fields(tt.line))).Commands()
 		one := len(got) == 1 && slices.ContainsFunc(ownCommands, func(c struct {
 			name string
 			make func(*App) *cobra.Command
