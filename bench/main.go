@@ -135,14 +135,14 @@ func main() {
 		}
 		err = runDrain(n, entries, *runs)
 	} else if *recallMode {
-		sz := "1000,10000,100000"
+		sz, big := "1000,10000,100000", 200_000
 		if *quick {
-			sz = "1000,3000"
+			sz, big = "1000,3000", 20_000
 		}
 		if f := flag.Lookup("sizes"); f != nil && f.Value.String() != f.DefValue {
 			sz = *sizes
 		}
-		err = runRecall(sz, *runs)
+		err = runRecall(sz, *runs, big)
 	} else if *hostsMode {
 		n := 10000
 		if *quick {

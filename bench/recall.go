@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,15 +20,27 @@ import (
 // that first catches up 100 learnings committed by the git CLI. Baselines in the same
 // run: reflect's own start-up (`reflect version`) and `git grep` finding the same words in
 // the same files, the git CLI doing the nearest job.
-func runRecall(sizeList string, runs int) error {
+// runRecall measures the recall hooks at each size of sizeList, in a small project and in
+// one of bigFiles more files.
+func runRecall(sizeList string, runs, bigFiles int) error {
 	tmp, bin, env, err := setup("recall-")
 	defer os.RemoveAll(tmp)
 	if err != nil {
 		return err
 	}
+	// the agent's project (see project), and the same in a large project: bigFiles more
+	// files, about twice as many objects in one pack
+	proj, big := filepath.Join(tmp, "proj"), filepath.Join(tmp, "big")
+	if err := project(env, proj, 0); err != nil {
+		return err
+	}
+	if err := project(env, big, bigFiles); err != nil {
+		return err
+	}
 	type result struct {
 		n                                            int
 		startup, startHook, promptHook, search, grep []float64
+		bigStartHook                                 []float64 // SessionStart in the large project
 		// CPU time (user + system) of the same runs: what a hook costs whatever else the
 		// machine runs (the wall times above grow with the load; these barely do)
 		cpuStartup, cpuStartHook, cpuPromptHook []float64
@@ -42,13 +55,6 @@ func runRecall(sizeList string, runs int) error {
 		res := &result{n: n}
 		home := filepath.Join(tmp, fmt.Sprintf("mem-%d", n))
 		if err := memory(env, bin, home, n, max(1, min(n/10, 1000)), 20); err != nil {
-			return err
-		}
-		// the agent's project: a repository whose remote is synthetic project 3, an import of
-		// 400 files in 20 directories, then five commits on the branch touching a few each
-		// (SessionStart reads their subjects and the files they touched)
-		proj := filepath.Join(tmp, fmt.Sprintf("proj-%d", n))
-		if err := project(env, proj); err != nil {
 			return err
 		}
 		var lastCPU float64 // of the last command timed
@@ -88,8 +94,9 @@ func runRecall(sizeList string, runs int) error {
 		for i := 0; i < runs+3; i++ {
 			session := fmt.Sprintf("bench-%d-%d", n, i)
 			start, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "cwd": proj})
+			bigStart, _ := json.Marshal(map[string]any{"session_id": session + "-big", "hook_event_name": "SessionStart", "source": "startup", "cwd": big})
 			ask, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": proj})
-			var row, cpu [5]float64
+			var row, cpu [6]float64
 			steps := []struct {
 				stdin []byte
 				name  string
@@ -100,6 +107,7 @@ func runRecall(sizeList string, runs int) error {
 				{ask, bin, []string{"--home", home, "hook", "claude"}},
 				{nil, bin, []string{"--home", home, "search", "webhook|retry deadlock postgres"}},
 				{nil, "git", grepArgs},
+				{bigStart, bin, []string{"--home", home, "hook", "claude"}},
 			}
 			for k, st := range steps {
 				d, err := timed(proj, st.stdin, st.name, st.args...)
@@ -118,6 +126,7 @@ func runRecall(sizeList string, runs int) error {
 				res.promptHook = append(res.promptHook, row[2])
 				res.search = append(res.search, row[3])
 				res.grep = append(res.grep, row[4])
+				res.bigStartHook = append(res.bigStartHook, row[5])
 			}
 		}
 		// catch-up: 100 learnings arrive through the git CLI, then one search
@@ -155,6 +164,11 @@ func runRecall(sizeList string, runs int) error {
 		fmt.Printf("| %d | %s | %s | %s | %.2f, %.2f | %s | %s | %.2f | %.2f |\n", r.n, f(r.startup), f(r.startHook), f(r.promptHook),
 			pct(r.startHook, 50)/up, pct(r.promptHook, 50)/up, f(r.search), f(r.grep), pct(r.search, 50)/pct(r.grep, 50), pct(r.promptHook, 50)/base)
 	}
+	fmt.Printf("\nSessionStart in a large project (%s more files, ~%s objects in one pack) beside the small one, median (p90):\n\n| learnings | small project | large project | large ÷ small |\n|---:|---:|---:|---:|\n", thousands(bigFiles), thousands(2*bigFiles))
+	for _, r := range results {
+		f := func(xs []float64) string { return fmt.Sprintf("%.1f ms (%.1f)", pct(xs, 50), pct(xs, 90)) }
+		fmt.Printf("| %d | %s | %s | %.2f |\n", r.n, f(r.startHook), f(r.bigStartHook), pct(r.bigStartHook, 50)/pct(r.startHook, 50))
+	}
 	fmt.Printf("\nCPU time (user + system) of the same runs, median (p90):\n\n| learnings | start-up | SessionStart hook | UserPromptSubmit hook | hooks ÷ start-up |\n|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		f := func(xs []float64) string { return fmt.Sprintf("%.1f ms (%.1f)", pct(xs, 50), pct(xs, 90)) }
@@ -168,10 +182,16 @@ func runRecall(sizeList string, runs int) error {
 	return nil
 }
 
-// project makes the agent's repository of the recall bench.
-func project(env []string, proj string) error {
-	git := func(args ...string) error {
-		if out, err := command(env, ".", "git", append([]string{"-C", proj}, args...)...).CombinedOutput(); err != nil {
+// project makes the agent's repository of the recall bench: its remote is synthetic project
+// 3, an import of 400 files in 20 directories, then five commits on the branch touching a
+// few each (SessionStart reads their subjects and the files they touched). With bulk, the import is followed
+// by that many more files in commits of 100 (git fast-import, one pack): a large project,
+// whose pack index go-git's storage would load whole.
+func project(env []string, proj string, bulk int) error {
+	git := func(stdin io.Reader, args ...string) error {
+		c := command(env, ".", "git", append([]string{"-C", proj}, args...)...)
+		c.Stdin = stdin
+		if out, err := c.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %v: %v: %s", args, err, out)
 		}
 		return nil
@@ -183,10 +203,11 @@ func project(env []string, proj string) error {
 		}
 		return os.WriteFile(p, []byte(text), 0o644)
 	}
-	if out, err := command(env, ".", "git", "init", "-q", "-b", "fix/webhook-retry-deadlock", proj).CombinedOutput(); err != nil {
+	const branch = "fix/webhook-retry-deadlock"
+	if out, err := command(env, ".", "git", "init", "-q", "-b", branch, proj).CombinedOutput(); err != nil {
 		return fmt.Errorf("git init: %v: %s", err, out)
 	}
-	if err := git("remote", "add", "origin", "https://"+fixtures.SynthProject(3)+".git"); err != nil {
+	if err := git(nil, "remote", "add", "origin", "https://"+fixtures.SynthProject(3)+".git"); err != nil {
 		return err
 	}
 	for i := 0; i < 400; i++ {
@@ -194,20 +215,46 @@ func project(env []string, proj string) error {
 			return err
 		}
 	}
-	if err := git("add", "-A"); err != nil {
+	if err := git(nil, "add", "-A"); err != nil {
 		return err
 	}
-	if err := git("commit", "-q", "-m", "import"); err != nil {
+	if err := git(nil, "commit", "-q", "-m", "import"); err != nil {
 		return err
+	}
+	if bulk > 0 {
+		var stream bytes.Buffer
+		for c := 0; c < bulk/100; c++ {
+			msg := fmt.Sprintf("vendor: batch %d", c)
+			fmt.Fprintf(&stream, "commit refs/heads/%s\ncommitter bench <bench@example.org> %d +0000\ndata %d\n%s\n", branch, 1_700_000_000+c, len(msg), msg)
+			if c == 0 {
+				fmt.Fprintf(&stream, "from refs/heads/%s^0\n", branch)
+			}
+			for f := 0; f < 100; f++ {
+				body := fmt.Sprintf("vendored file %d of batch %d\n", f, c)
+				fmt.Fprintf(&stream, "M 100644 inline vendor/d%03d/f%05d.txt\ndata %d\n%s\n", c%500, c*100+f, len(body), body)
+			}
+		}
+		if err := git(&stream, "fast-import", "--quiet"); err != nil {
+			return err
+		}
+		if err := git(nil, "read-tree", "HEAD"); err != nil {
+			return err
+		}
 	}
 	for i, subject := range []string{"webhooks: log the delivery id", "db: add the migration lock table",
 		"webhooks: retry with backoff", "ci: run the postgres tests", "postgres: retry the migration lock on deadlock"} {
+		var paths []string
 		for k := 0; k < 3; k++ {
-			if err := write(fmt.Sprintf("internal/pkg%02d/file%02d.go", (i*3+k)%20, k), fmt.Sprintf("package pkg%02d // changed by %d\n", (i*3+k)%20, i)); err != nil {
+			path := fmt.Sprintf("internal/pkg%02d/file%02d.go", (i*3+k)%20, k)
+			if err := write(path, fmt.Sprintf("package pkg%02d // changed by %d\n", (i*3+k)%20, i)); err != nil {
 				return err
 			}
+			paths = append(paths, path)
 		}
-		if err := git("commit", "-q", "-am", subject); err != nil {
+		if err := git(nil, append([]string{"add", "--"}, paths...)...); err != nil {
+			return err
+		}
+		if err := git(nil, "commit", "-q", "-m", subject); err != nil {
 			return err
 		}
 	}
