@@ -46,7 +46,7 @@ func NormalizeRemote(remote string) (string, error) {
 		if u, err := url.PathUnescape(p); err == nil {
 			p = u
 		}
-	case isLocalPath(s):
+	case IsLocalPath(s):
 		return localRemote(remote, s)
 	default: // scp-like: [user@]host:path
 		var ok bool
@@ -105,10 +105,10 @@ func validScheme(s string) bool {
 
 func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
-// isLocalPath reports whether a remote without "://" is a path, as git
+// IsLocalPath reports whether a remote without "://" is a path, as git
 // decides: a slash before any colon, or a Windows drive. A word with neither
 // is rejected rather than taken as a relative path.
-func isLocalPath(s string) bool {
+func IsLocalPath(s string) bool {
 	if len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/') {
 		return true
 	}

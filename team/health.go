@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/learnings"
 	memsync "github.com/reflect-memory/reflect/sync"
 )
 
@@ -55,7 +56,7 @@ func Check(personal *gitstore.Repo, name string) Health {
 		h.Fix = fmt.Sprintf("git -C %s remote add origin URL", h.Dir)
 		return h
 	}
-	if p, ok := localPath(raw); ok {
+	if p, ok := localPath(raw, h.Dir); ok {
 		if _, err := os.Stat(p); err != nil {
 			h.Problem = "its remote is a path on this machine that is not there: " + p
 			h.Fix = fmt.Sprintf("git -C %s remote set-url origin URL", h.Dir)
@@ -84,8 +85,10 @@ func Check(personal *gitstore.Repo, name string) Health {
 	return h
 }
 
-// localPath is the directory a remote URL names on this machine, if it names one.
-func localPath(remote string) (string, bool) {
+// localPath is the directory a remote URL names on this machine, if it names one: a file://
+// URL, or a path as git tells one from host:path (learnings.IsLocalPath), "~/" meaning home
+// and a relative one taken from the clone at dir, where git runs.
+func localPath(remote, dir string) (string, bool) {
 	if strings.HasPrefix(remote, "file://") {
 		u, err := url.Parse(remote)
 		if err != nil {
@@ -93,8 +96,16 @@ func localPath(remote string) (string, bool) {
 		}
 		return u.Path, true
 	}
-	if filepath.IsAbs(remote) || strings.HasPrefix(remote, "./") || strings.HasPrefix(remote, "../") {
-		return remote, true
+	if strings.Contains(remote, "://") || !learnings.IsLocalPath(remote) {
+		return "", false
 	}
-	return "", false
+	if rest, ok := strings.CutPrefix(remote, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest), true
+		}
+	}
+	if !filepath.IsAbs(remote) && !(len(remote) >= 3 && remote[1] == ':') {
+		return filepath.Join(dir, remote), true
+	}
+	return remote, true
 }
