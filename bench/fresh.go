@@ -65,7 +65,7 @@ func runFresh(n, runs int) error {
 		if err != nil {
 			return 0, 0, err
 		}
-		res, err := recall.Recall(ctx, r, ix, recall.Request{Prompt: "the webhook retry deadlock in the postgres migration again", Workspace: &w, DryRun: true})
+		res, err := recall.Recall(ctx, r, ix, recall.Request{Prompt: fixtures.FreshPrompt, Workspace: &w, DryRun: true})
 		ix.Close()
 		if err != nil {
 			return 0, 0, err

@@ -13,7 +13,7 @@ import (
 	"github.com/reflect-memory/reflect/workspace"
 )
 
-// BenchmarkRecallFreshness is a prompt's recall at 10,000 learnings, half of them anchored
+// BenchmarkRecallFreshness is a prompt's recall (fixtures.FreshPrompt) at 10,000 learnings, half of them anchored
 // (a third of those drifted, a sixth orphaned), in a workspace of the project (with the
 // anchors checked against its repository) and, as the baseline, the same workspace without
 // its work tree (nothing to check against): the difference is what freshness costs.
@@ -56,10 +56,13 @@ func BenchmarkRecallFreshness(b *testing.B) {
 			b.Fatal(err)
 		}
 		w := bare
-		res, err := Recall(ctx, r, ix, Request{Prompt: benchPrompt, Workspace: &w, DryRun: true})
+		res, err := Recall(ctx, r, ix, Request{Prompt: fixtures.FreshPrompt, Workspace: &w, DryRun: true})
 		ix.Close()
 		if err != nil {
 			b.Fatal(err)
+		}
+		if len(res.Candidates) == 0 {
+			b.Fatal("the prompt recalls no candidate")
 		}
 		cs := make([]Candidate, len(res.Candidates))
 		for b.Loop() {
@@ -80,7 +83,7 @@ func BenchmarkRecallFreshness(b *testing.B) {
 					b.Fatal(err)
 				}
 				w := c.ws
-				res, err := Recall(ctx, r, ix, Request{Harness: "claude", Session: fmt.Sprint("s", i), Prompt: benchPrompt, Workspace: &w, DryRun: true})
+				res, err := Recall(ctx, r, ix, Request{Harness: "claude", Session: fmt.Sprint("s", i), Prompt: fixtures.FreshPrompt, Workspace: &w, DryRun: true})
 				ix.Close()
 				if err != nil {
 					b.Fatal(err)
@@ -91,10 +94,10 @@ func BenchmarkRecallFreshness(b *testing.B) {
 					}
 				}
 			}
+			if c.name == "with" && marked == 0 {
+				b.Fatal("no candidate's freshness was checked: the comparison would measure nothing")
+			}
 			b.ReportMetric(float64(marked)/float64(i), "checked/op")
 		})
 	}
 }
-
-// benchPrompt brings up learnings of the synthetic projects.
-const benchPrompt = "the webhook retry deadlock in the postgres migration again"
