@@ -48,6 +48,10 @@ const maxChain = 4096
 // maxAlternates bounds how deep alternates may name alternates (git's own limit is 5).
 const maxAlternates = 5
 
+// maxCached bounds the bytes of objects a Store keeps to resolve later deltas against (go-git's
+// default object cache holds 96 MB); past it the cache starts again, empty.
+const maxCached = 32 << 20
+
 var _ storer.EncodedObjectStorer = (*Store)(nil)
 
 // Store is the objects of one objects directory (and its alternates).
@@ -58,6 +62,7 @@ type Store struct {
 	packs      []*pack
 	alternates []*Store
 	bases      map[baseKey]object // objects read from packs, by where they lie (delta bases)
+	cached     int                // bytes in bases
 }
 
 type baseKey struct {
@@ -293,7 +298,7 @@ func (s *Store) readPacked(p *pack, off int64, chained int) (object, error) {
 		switch h.typ {
 		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
 			o := object{h.typ, data}
-			s.bases[key] = o
+			s.keep(key, o)
 			return s.apply(o, chain)
 		case plumbing.OFSDeltaObject:
 			chain = append(chain, link{key, data})
@@ -322,9 +327,22 @@ func (s *Store) apply(base object, chain []link) (object, error) {
 			return object{}, fmt.Errorf("%s: the delta at offset %d: %w", chain[i].key.pack.packPath, chain[i].key.offset, err)
 		}
 		base = object{base.typ, data}
-		s.bases[chain[i].key] = base
+		s.keep(chain[i].key, base)
 	}
 	return base, nil
+}
+
+// keep remembers o, read at key, as a base for deltas still to come, within maxCached.
+func (s *Store) keep(key baseKey, o object) {
+	if len(o.data) > maxCached/4 {
+		return
+	}
+	if s.cached+len(o.data) > maxCached {
+		clear(s.bases)
+		s.cached = 0
+	}
+	s.bases[key] = o
+	s.cached += len(o.data)
 }
 
 // pack is one pack and its version-2 index, read in place.

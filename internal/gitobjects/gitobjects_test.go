@@ -197,6 +197,7 @@ func TestCorrupt(t *testing.T) {
 	dir := history(t, 10)
 	git(t, dir, "gc", "-q")
 	head := plumbing.NewHash(strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")))
+	ids := strings.Fields(git(t, dir, "rev-list", "--objects", "--no-object-names", "--all"))
 	packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.pack"))
 	data, err := os.ReadFile(packs[0])
 	if err != nil {
@@ -216,6 +217,28 @@ func TestCorrupt(t *testing.T) {
 		s.Close()
 	}
 	idx := strings.TrimSuffix(packs[0], ".pack") + ".idx"
+	idxData, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []struct {
+		file string
+		data []byte
+	}{{packs[0], data[:len(data)/2]}, {packs[0], data[:40]}, {idx, idxData[:len(idxData)/2]}, {idx, idxData[:1100]}} {
+		os.WriteFile(packs[0], data, 0o644)
+		os.WriteFile(idx, idxData, 0o644)
+		if err := os.WriteFile(cut.file, cut.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := Open(filepath.Join(dir, ".git", "objects"))
+		for _, id := range ids {
+			if o, err := s.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id)); err == nil && o.Hash().String() != id {
+				t.Fatalf("%s cut to %d bytes: %s read as %s", filepath.Base(cut.file), len(cut.data), id, o.Hash())
+			}
+		}
+		s.Close()
+	}
+	os.WriteFile(packs[0], data, 0o644)
 	if err := os.WriteFile(idx, []byte("not an index"), 0o644); err != nil {
 		t.Fatal(err)
 	}
