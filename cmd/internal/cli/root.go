@@ -64,7 +64,7 @@ func Main(engine Engine) int {
 		debug.SetMemoryLimit(256 << 20)
 	}
 	a := &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Engine: engine, argv: os.Args[1:]}
-	if engine == nil && (engineline.HandsOff(a.argv) || len(a.argv) > 0 && (strings.HasPrefix(a.argv[0], "__complete") || a.argv[0] == "completion")) {
+	if engine == nil && engineline.Runs(a.argv) {
 		// reflect-engine's command, handed over before this tree is even built (0.3 ms less on
 		// every hand-off); shell completion too, since the engine's tree has every flag
 		return a.exit(nil, a.handOff())

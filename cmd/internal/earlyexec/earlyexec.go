@@ -2,7 +2,7 @@
 // still initialising its packages, before it has paid for the rest of them. Importing it (for
 // its init, from cmd/reflect alone) is all it takes.
 //
-// Package cli hands the same command lines over from Main (engineline.HandsOff), after every
+// Package cli hands the same command lines over from Main (engineline.Runs), after every
 // package of the lean reflect has initialised: go-git, its crypto, yaml, cobra… 2.9 ms of a
 // `reflect history search` of 21 ms (median of 21 interleaved runs on 2,000 archived
 // sessions: 20.95 ms from Main, 18.06 ms from here; reflect-engine run directly: 16.72 ms).

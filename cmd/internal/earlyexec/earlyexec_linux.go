@@ -26,7 +26,7 @@ const engineFile = "reflect-engine"
 // file beside self, when argv is a command line of the engine's and self is not itself
 // named reflect-engine (a test binary answering to both names must not exec itself forever).
 func target(self string, argv []string) (string, bool) {
-	if len(argv) < 2 || !engineline.HandsOff(argv[1:]) {
+	if len(argv) < 2 || !engineline.Runs(argv[1:]) {
 		return "", false
 	}
 	dir := len(self)

@@ -17,6 +17,7 @@ func TestTarget(t *testing.T) {
 		{"/usr/local/bin/reflect", []string{"reflect", "history", "search", "x"}, "/usr/local/bin/reflect-engine"},
 		{"/usr/local/bin/reflect", []string{"reflect", "--home", "/m", "search", "oauth"}, "/usr/local/bin/reflect-engine"},
 		{"/opt/r/reflect", []string{"/opt/r/reflect", "team", "sync"}, "/opt/r/reflect-engine"},
+		{"/usr/local/bin/reflect", []string{"reflect", "__complete", "sea"}, "/usr/local/bin/reflect-engine"},
 		{"/usr/local/bin/reflect", []string{"reflect", "version"}, ""},
 		{"/usr/local/bin/reflect", []string{"reflect", "hook", "claude"}, ""}, // a hook hands over in a child, under its deadline
 		{"/usr/local/bin/reflect", []string{"reflect"}, ""},

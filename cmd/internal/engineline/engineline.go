@@ -25,6 +25,16 @@ func HandsOff(args []string) bool {
 	return false
 }
 
+// Runs says whether reflect-engine runs the command line args (os.Args[1:]): one of its
+// commands (HandsOff), or shell completion (cobra's __complete and the completion command),
+// since the engine's tree has every command's flags.
+func Runs(args []string) bool {
+	if len(args) > 0 && (len(args[0]) >= 10 && args[0][:10] == "__complete" || args[0] == "completion") {
+		return true
+	}
+	return HandsOff(args)
+}
+
 // Words is args without their flags: the path of the command they run, then its arguments.
 // --home and --format take the next argument as their value.
 func Words(args []string) []string {

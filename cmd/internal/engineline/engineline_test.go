@@ -38,3 +38,23 @@ func TestHandsOff(t *testing.T) {
 		}
 	}
 }
+
+// Runs adds shell completion to HandsOff.
+func TestRuns(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{"__complete se", true},
+		{"__completeNoDesc hook cl", true},
+		{"completion bash", true},
+		{"search x", true},
+		{"version", false},
+		{"add --title completion", false},
+		{"", false},
+	} {
+		if got := Runs(strings.Fields(tt.line)); got != tt.want {
+			t.Errorf("Runs(%q) = %v; want %v", tt.line, got, tt.want)
+		}
+	}
+}
