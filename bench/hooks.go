@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/reflect-memory/reflect/history/watch"
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // runHooks measures the capture hooks as the hosts run them (a new process per event, the
@@ -59,7 +62,8 @@ func runHooks(n, runs, projects int) error {
 		times []float64
 	}
 	rows := []*row{{name: "reflect version (process start-up)"}, {name: "PostToolUse, failed call (arms the watcher)"},
-		{name: "PreCompact (digest + one commit)"}, {name: "Stop, nothing new (gated)"},
+		{name: "PreCompact (digest + one commit)"}, {name: "Stop, nothing new (gated): pokes the session's history importer"},
+		{name: "Stop, nothing new (gated): starts the history importer (a session's first)"},
 		{name: "SessionEnd after a turn (digest + one commit)"},
 		{name: "reflect-engine version (what reflect hands search and recall to)"}}
 	engine := filepath.Join(filepath.Dir(bin), "reflect-engine")
@@ -81,11 +85,23 @@ func runHooks(n, runs, projects int) error {
 		}
 		times = append(times, d)
 		settle(home)
+		// a later Stop of the session: the importer the first one started watches it (after
+		// the warm-ups, always), and imports what is new on the poke
 		if d, err = hook(payload("Stop", map[string]any{"stop_hook_active": false})); err != nil {
 			return err
 		}
 		times = append(times, d)
-		settle(home) // the history import the Stop hook started
+		time.Sleep(2 * watch.Every)
+		settle(home)
+		// the first Stop of a session: no importer watches it yet
+		for testenv.StopWatchers(home) > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if d, err = hook(payload("Stop", map[string]any{"stop_hook_active": false})); err != nil {
+			return err
+		}
+		times = append(times, d)
+		settle(home) // the history import that Stop started
 		grow()
 		if d, err = hook(payload("SessionEnd", map[string]any{"reason": "other"})); err != nil {
 			return err
@@ -106,6 +122,7 @@ func runHooks(n, runs, projects int) error {
 	fmt.Printf("capture hooks, whole process (stdin payload, as the hosts run them): median (p90) of %d runs\n", runs)
 	fmt.Printf("at %d learnings; host default time-outs: 600 s per hook, SessionEnd 1.5 s (Claude Code) / 3 s (Codex)\n\n", n)
 	fmt.Printf("| what | median (p90) | ÷ start-up | share of 1.5 s |\n|---|---:|---:|---:|\n")
+	defer testenv.StopWatchers(home)
 	base := pct(rows[0].times, 50)
 	for _, r := range rows {
 		m := pct(r.times, 50)

@@ -38,6 +38,17 @@ type Config struct {
 	Sync   Sync   `toml:"sync"`
 	// Handoff is what a session leaves for the next one (shared).
 	Handoff Handoff `toml:"handoff"`
+	// History is how the session history archive keeps up with a session (local).
+	History History `toml:"history"`
+}
+
+// History shapes how the session history archive follows the sessions on this machine
+// (local: what runs here, in the background).
+type History struct {
+	// Watch is how long the history import a Stop hook starts stays, after a session's last
+	// Stop, to import that session's next turns itself: a later Stop then only tells it to
+	// (two file operations) instead of starting a process. 0: every Stop starts an import.
+	Watch Duration `toml:"watch"`
 }
 
 // Handoff shapes the handoff a capture writes and a session start injects.
@@ -157,6 +168,7 @@ func Default() Config {
 			MaxCallsPerDay: 20, MaxTokensPerDay: 500_000},
 		Sync:    Sync{Remote: "origin"},
 		Handoff: Handoff{Enabled: true, MaxAge: Duration(7 * 24 * time.Hour), MaxChars: 1200},
+		History: History{Watch: Duration(5 * time.Minute)},
 	}
 }
 
@@ -314,11 +326,12 @@ func view(cfg *Config, scope Scope) any {
 		}{&cfg.Git, &cfg.Hooks, &cfg.Queue, &shared{&cfg.Recall.MaxLearnings, &cfg.Recall.MaxChars, &cfg.Recall.MinCoverage, &cfg.Recall.HalfLife}, &cfg.Handoff}
 	}
 	return &struct {
-		Author *Author `toml:"author"`
-		Drain  *Drain  `toml:"drain"`
-		Sync   *Sync   `toml:"sync"`
-		Recall *local  `toml:"recall"`
-	}{&cfg.Author, &cfg.Drain, &cfg.Sync, &local{&cfg.Recall.FromOthers}}
+		Author  *Author  `toml:"author"`
+		Drain   *Drain   `toml:"drain"`
+		Sync    *Sync    `toml:"sync"`
+		Recall  *local   `toml:"recall"`
+		History *History `toml:"history"`
+	}{&cfg.Author, &cfg.Drain, &cfg.Sync, &local{&cfg.Recall.FromOthers}, &cfg.History}
 }
 
 // shared and local split [recall] between the files.
@@ -357,6 +370,7 @@ const (
 	maxRecallChars     = 20_000
 	maxDrainTimeout    = time.Hour
 	maxRetryWait       = time.Minute
+	maxHistoryWatch    = time.Hour
 	maxHandoffAge      = 365 * 24 * time.Hour
 )
 
@@ -428,6 +442,8 @@ func (c Config) validate(scope Scope) *Error {
 		return bad("drain.max_tokens_per_day", "must not be negative")
 	case c.Sync.Remote == "" || strings.ContainsAny(c.Sync.Remote, " \t/\\:"):
 		return bad("sync.remote", "must be a remote name like origin (got %q)", c.Sync.Remote)
+	case c.History.Watch < 0 || c.History.Watch.Std() > maxHistoryWatch:
+		return bad("history.watch", "must be between 0 (off) and %v (got %v)", maxHistoryWatch, c.History.Watch.Std())
 	}
 	switch c.Recall.FromOthers {
 	case FromOthersAuto, FromOthersReviewed, FromOthersAll, FromOthersNone:

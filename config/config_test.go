@@ -167,14 +167,14 @@ func TestKeys(t *testing.T) {
 		"drain.extractor": Local, "drain.model": Local, "drain.max_calls_per_day": Local, "sync.auto": Local,
 		"sync.remote": Local, "author.email": Local, "recall.from_others": Local,
 		"recall.max_chars": Shared, "hooks.recall_timeout": Shared, "queue.digest_max_bytes": Shared, "git.lock_timeout": Shared,
-		"handoff.enabled": Shared, "handoff.max_age": Shared, "handoff.max_chars": Shared,
+		"handoff.enabled": Shared, "handoff.max_age": Shared, "handoff.max_chars": Shared, "history.watch": Local,
 	} {
 		if got, ok := scopes[name]; !ok || got != want {
 			t.Errorf("%s: scope %v (known %v), want %v", name, got, ok, want)
 		}
 	}
-	if len(scopes) != 26 {
-		t.Errorf("%d keys, want 26", len(scopes))
+	if len(scopes) != 27 {
+		t.Errorf("%d keys, want 27", len(scopes))
 	}
 	if _, err := LookupKey("drain.nope"); err == nil || !strings.Contains(err.Error(), "drain.extractor") {
 		t.Errorf("LookupKey(unknown) = %v", err)

@@ -81,4 +81,9 @@ remote = "origin"
 # someone else): all, reviewed (only reviewed ones), none, or auto (all while only your
 # author has written to the memory, reviewed once another has).
 from_others = "auto"
+
+[history]
+# After a session's Stop, the history import it starts stays this long (at most 1h) to import
+# that session's next turns itself, so a later Stop only tells it to; 0: every Stop starts one.
+watch = "5m"
 `

@@ -41,7 +41,7 @@ type Key struct {
 
 // localSections are the sections that belong to the machine: each names a program, a
 // spending cap, an identity or where the memory syncs to.
-var localSections = []string{"author", "drain", "sync"}
+var localSections = []string{"author", "drain", "sync", "history"}
 
 // localKeys are local keys inside a shared section.
 var localKeys = []string{"recall.from_others"}

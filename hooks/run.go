@@ -15,6 +15,7 @@ import (
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
+	historywatch "github.com/reflect-memory/reflect/history/watch"
 	indexlayout "github.com/reflect-memory/reflect/index/layout"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/team"
@@ -323,10 +324,7 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		return nil, e.capture(ctx, queue.TriggerPreCompact)
 	case "Stop":
 		if e.TranscriptPath != "" {
-			// the session history archives the transcript as it grows, off the agent's path;
-			// started once the hook's own work is done, so that the engine's start-up does
-			// not compete with it for the machine's cores
-			e.afterwards("history", "import", "--transcript", e.TranscriptPath)
+			e.importHistory()
 		}
 		return nil, e.capture(ctx, queue.TriggerStop)
 	case "SessionEnd":
@@ -408,6 +406,26 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 // process spawned mid-hook (the Stop hook's history import, reflect-engine) started on the
 // other core while the hook still worked, and bench -hooks measured the Stop hook at 1.4–1.5×
 // the process start-up. What a handler asked for runs even when it then passed its deadline.
+// importHistory has the session history archive the transcript as it grows, off the agent's
+// path: the importer that watches the session imports the new turn when one does (a poke,
+// package watch), else one is started, which then watches the session for history.watch; it is
+// started once the hook's own work is done, so that the engine's start-up does not compete
+// with it for the machine's cores.
+func (e *event) importHistory() {
+	args := []string{"history", "import", "--transcript", e.TranscriptPath}
+	if w := e.cfg.History.Watch.Std(); w > 0 {
+		watched, err := historywatch.Poke(e.repo.StateDir(), e.TranscriptPath)
+		if err != nil {
+			e.log.Warn("history: poke the importer", "err", err)
+		}
+		if watched {
+			return
+		}
+		args = append(args, "--watch", w.String())
+	}
+	e.afterwards(args...)
+}
+
 func (e *event) afterwards(args ...string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

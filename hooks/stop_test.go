@@ -8,15 +8,20 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	historywatch "github.com/reflect-memory/reflect/history/watch"
 	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // TestStopArchivesTranscript: a Stop hook hands the transcript to a detached
-// `reflect history import` and otherwise behaves as before (no output, the capture); a Stop
-// without a transcript (Codex may send null) starts no import.
+// `reflect history import --watch` and otherwise behaves as before (no output, the capture);
+// while that importer watches the session, a Stop pokes it and starts nothing; with
+// history.watch 0 every Stop starts a plain import; a Stop without a transcript (Codex may
+// send null) starts no import.
 func TestStopArchivesTranscript(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
@@ -32,16 +37,55 @@ func TestStopArchivesTranscript(t *testing.T) {
 	if err := os.WriteFile(transcript, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	stop := map[string]any{"session_id": "5b0c2f7e", "hook_event_name": "Stop", "transcript_path": transcript, "cwd": t.TempDir(), "stop_hook_active": false}
+	plain := []string{"--home", r.Root(), "history", "import", "--transcript", transcript}
+	var pokes atomic.Int32
 	for _, tt := range []struct {
 		name, harness string
 		payload       map[string]any
 		want          []string // the history import started, nil for none
+		before        func(t *testing.T) func()
 	}{
-		{"claude", "claude", map[string]any{"session_id": "5b0c2f7e", "hook_event_name": "Stop", "transcript_path": transcript, "cwd": t.TempDir(), "stop_hook_active": false},
-			[]string{"--home", r.Root(), "history", "import", "--transcript", transcript}},
-		{"codex without a transcript", "codex", map[string]any{"session_id": "019cb7e4", "hook_event_name": "Stop", "transcript_path": nil, "cwd": t.TempDir(), "turn_id": "t1"}, nil},
+		{"claude", "claude", stop, append(slices.Clone(plain), "--watch", "5m0s"), nil},
+		{"claude, the importer watching", "claude", stop, nil, func(t *testing.T) func() {
+			ctx, cancel := context.WithCancel(ctx)
+			watching := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				historywatch.Watch(ctx, r.StateDir(), transcript, time.Minute, func() error {
+					if pokes.Add(1) == 1 {
+						close(watching)
+					}
+					return nil
+				}, func(error) {})
+			}()
+			<-watching
+			return func() {
+				for end := time.Now().Add(5 * time.Second); pokes.Load() < 2 && time.Now().Before(end); {
+					time.Sleep(5 * time.Millisecond)
+				}
+				cancel()
+				<-done
+				if pokes.Load() != 2 {
+					t.Errorf("the watching importer imported %d times; want 2 (at start, then for the poke)", pokes.Load())
+				}
+			}
+		}},
+		{"claude, history.watch 0", "claude", stop, plain, func(t *testing.T) func() {
+			if _, err := r.SetSetting(ctx, "history.watch", "0s"); err != nil {
+				t.Fatal(err)
+			}
+			return func() {}
+		}},
+		{"codex without a transcript", "codex", map[string]any{"session_id": "019cb7e4", "hook_event_name": "Stop", "transcript_path": nil, "cwd": t.TempDir(), "turn_id": "t1"}, nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			after := func() {}
+			if tt.before != nil {
+				after = tt.before(t)
+			}
+			defer after()
 			var started [][]string
 			p, _ := json.Marshal(tt.payload)
 			var out bytes.Buffer

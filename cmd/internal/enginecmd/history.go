@@ -1,19 +1,24 @@
 package enginecmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/cmd/internal/cli"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/history"
+	"github.com/reflect-memory/reflect/history/watch"
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/install"
 	"github.com/reflect-memory/reflect/internal/printable"
@@ -44,6 +49,7 @@ func (a *app) historyImportCmd() *cobra.Command {
 		gemini, copilot, cursor   string
 		sinceDays, limitFiles     int
 		all                       bool
+		watchFor                  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "import",
@@ -107,6 +113,13 @@ again). Files that cannot be used are listed with the reason.`,
 				debug.SetGCPercent(400)
 				debug.SetMemoryLimit(256 << 20)
 			}
+			if watchFor > 0 && transcript != "" {
+				// the Stop hook's importer stays for the session's next turns (package watch)
+				watched, err := a.watchTranscript(cmd.Context(), r, transcript, watchFor, o)
+				if watched || err != nil {
+					return err
+				}
+			}
 			rep, err := history.At(r.StateDir()).Import(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -128,7 +141,24 @@ again). Files that cannot be used are listed with the reason.`,
 	f.BoolVar(&all, "all-history", false, "every transcript, however old")
 	f.IntVar(&limitFiles, "limit-files", 0, "read at most N new or changed files, newest first (0: all)")
 	f.StringVar(&transcript, "transcript", "", "read only this transcript (what the Stop hook runs)")
+	f.DurationVar(&watchFor, "watch", 0, "with --transcript: stay, importing the transcript again whenever a Stop hook pokes, until this long passes without one (what the Stop hook runs; history.watch)")
 	return cmd
+}
+
+// watchTranscript imports transcript, then again at every poke of a Stop hook of its session,
+// until idle passes without one or a signal asks it to stop (it finishes the import under way).
+// watched is false when another importer watches the transcript already: nothing was done.
+func (a *app) watchTranscript(ctx context.Context, r *gitstore.Repo, transcript string, idle time.Duration, o history.ImportOptions) (bool, error) {
+	stop, cancel := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer cancel()
+	imp := func() error {
+		_, err := history.At(r.StateDir()).Import(ctx, o)
+		// what an import allocated goes back to the system while the watch waits
+		debug.FreeOSMemory()
+		return err
+	}
+	failed := func(err error) { o.Log.Warn("history import", "transcript", transcript, "err", err) }
+	return watch.Watch(stop, r.StateDir(), transcript, idle, imp, failed)
 }
 
 // hostDir is flag when set, else the host's folder of transcripts.

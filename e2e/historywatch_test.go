@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStopWatchesSession, with the real programs: a session's first Stop starts the history
+// import, which stays to watch the session; the next Stops start no process, yet what their
+// turns said is found by `reflect history search`; asked to stop (as a signal asks it), the
+// importer leaves, and the memory is healthy.
+func TestStopWatchesSession(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	environ := env(t)
+	home := initRepo(t, environ)
+	session := "7c1d2e3f-0a1b-4c2d-8e3f-405162738495"
+	transcript := filepath.Join(t.TempDir(), session+".jsonl")
+	say := func(uuid, text string) {
+		f, err := os.OpenFile(transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(claudeRecord(session, uuid, "user", text))
+		f.Close()
+	}
+	stop := map[string]any{"session_id": session, "hook_event_name": "Stop", "transcript_path": transcript, "cwd": t.TempDir(), "stop_hook_active": false}
+	found := func(needle string) bool {
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			c := exec.Command(reflectBin(t), "--home", home, "history", "search", "--global", needle)
+			c.Env = environ
+			out, _ := c.CombinedOutput() // busy while an import writes: asked again
+			if strings.Contains(string(out), needle) {
+				return true
+			}
+		}
+		return false
+	}
+	say("u1", "the first turn mentions the aardvark migration")
+	hook(t, environ, home, "claude", stop)
+	if !found("aardvark") {
+		t.Fatal("the first turn was not imported")
+	}
+	first := watchers(home)
+	if len(first) != 1 {
+		t.Fatalf("%d importers watch the session after its first Stop; want 1", len(first))
+	}
+	for i, word := range []string{"bandicoot", "capybara", "dugong"} {
+		say("u"+string(rune('2'+i)), "a later turn mentions the "+word+" rollout")
+		hook(t, environ, home, "claude", stop)
+		// right as the hook returns, a process it started would still be starting
+		if procs := processesOn(home); len(procs) != 1 || procs[0] != first[0] {
+			t.Fatalf("after Stop %d, processes on the memory %v; want only the watching importer %v", i+2, procs, first)
+		}
+		if !found(word) {
+			t.Fatalf("turn %d (%s) was not imported", i+2, word)
+		}
+	}
+	waitBackground(home) // asks the importer to leave, and waits for it
+	if procs := processesOn(home); len(procs) != 0 {
+		t.Fatalf("processes %v still on the memory after the importer was asked to leave", procs)
+	}
+	assertHealthy(t, environ, home)
+}
+
+// watchers are the pids of the history importers watching a session of home.
+func watchers(home string) []string { return procsOn(home, "\x00--watch\x00") }
+
+// processesOn are the pids of the other processes naming home.
+func processesOn(home string) []string { return procsOn(home, "") }
+
+func procsOn(home, with string) []string {
+	var pids []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(home)) && bytes.Contains(b, []byte(with)) && p != fmt.Sprintf("/proc/%d/cmdline", os.Getpid()) {
+			pids = append(pids, filepath.Base(filepath.Dir(p)))
+		}
+	}
+	return pids
+}

@@ -1,0 +1,167 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A poke with no importer watching says so; one watching imports again for it, and for pokes
+// that come while it imports; it leaves after idle, and a poke after that finds none.
+func TestPokeAndWatch(t *testing.T) {
+	state := t.TempDir()
+	const transcript = "/home/u/.claude/projects/p/s.jsonl"
+	if watched, err := Poke(state, transcript); err != nil || watched {
+		t.Fatalf("Poke with no importer = %v, %v; want false", watched, err)
+	}
+	var runs atomic.Int32
+	first := make(chan struct{})
+	var once sync.Once
+	done := make(chan bool)
+	go func() {
+		watched, err := Watch(context.Background(), state, transcript, 400*time.Millisecond, func() error {
+			runs.Add(1)
+			once.Do(func() { close(first) })
+			return nil
+		}, func(err error) { t.Error(err) })
+		if err != nil {
+			t.Error(err)
+		}
+		done <- watched
+	}()
+	<-first
+	if watched, err := Poke(state, transcript); err != nil || !watched {
+		t.Fatalf("Poke with an importer watching = %v, %v; want true", watched, err)
+	}
+	waitFor(t, func() bool { return runs.Load() == 2 })
+	// a second importer for the same transcript does nothing
+	if watched, err := Watch(context.Background(), state, transcript, time.Second, func() error {
+		t.Error("a second watcher imported")
+		return nil
+	}, nil); err != nil || watched {
+		t.Fatalf("a second Watch = %v, %v; want false", watched, err)
+	}
+	// another transcript is watched apart
+	if watched, _ := Poke(state, transcript+".other"); watched {
+		t.Fatal("a poke of another transcript found a watcher")
+	}
+	if !<-done {
+		t.Fatal("Watch said it did not watch")
+	}
+	if watched, _ := Poke(state, transcript); watched {
+		t.Fatal("a poke after the importer left found it watching")
+	}
+	if n := runs.Load(); n != 2 {
+		t.Fatalf("%d imports; want 2", n)
+	}
+}
+
+// An importer that is told to stop (its context: a signal) or whose memory is removed leaves,
+// importing a last poke it had not seen; an import that fails is reported and the watch goes on.
+func TestWatchLeaves(t *testing.T) {
+	state := t.TempDir()
+	const transcript = "/t/s.jsonl"
+	ctx, cancel := context.WithCancel(context.Background())
+	var runs atomic.Int32
+	var failures atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		Watch(ctx, state, transcript, time.Hour, func() error {
+			if runs.Add(1) == 1 {
+				return errors.New("transcript unreadable")
+			}
+			return nil
+		}, func(error) { failures.Add(1) })
+		close(done)
+	}()
+	waitFor(t, func() bool { return runs.Load() == 1 })
+	Poke(state, transcript)
+	waitFor(t, func() bool { return runs.Load() == 2 })
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Watch did not leave when its context ended")
+	}
+	if failures.Load() != 1 {
+		t.Fatalf("%d failures reported; want 1", failures.Load())
+	}
+
+	gone := filepath.Join(t.TempDir(), "state")
+	os.MkdirAll(gone, 0o755)
+	done = make(chan struct{})
+	go func() {
+		Watch(context.Background(), gone, transcript, time.Hour, func() error { return nil }, func(error) {})
+		close(done)
+	}()
+	time.Sleep(2 * Every)
+	os.RemoveAll(gone)
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Watch did not leave when the memory was removed")
+	}
+}
+
+// Markers of transcripts no one poked for a week go; the watched one and recent ones stay.
+func TestPrune(t *testing.T) {
+	state := t.TempDir()
+	Poke(state, "/old")
+	Poke(state, "/recent")
+	oldMarker, oldLock := paths(state, "/old")
+	week := time.Now().Add(-8 * 24 * time.Hour)
+	os.Chtimes(oldMarker, week, week)
+	keep, _ := paths(state, "/kept")
+	os.WriteFile(keep, []byte("."), 0o600)
+	os.Chtimes(keep, week, week)
+	prune(Dir(state), keep)
+	if _, err := os.Stat(oldMarker); err == nil {
+		t.Error("a week-old marker stayed")
+	}
+	if _, err := os.Stat(oldLock); err == nil {
+		t.Error("a week-old lock stayed")
+	}
+	recent, _ := paths(state, "/recent")
+	for _, p := range []string{recent, keep} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatal("timed out")
+}
+
+// BenchmarkPoke is what a Stop hook pays with an importer watching its session.
+func BenchmarkPoke(b *testing.B) {
+	state := b.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{})
+	go Watch(ctx, state, "/t", time.Hour, func() error {
+		select {
+		case <-started:
+		default:
+			close(started)
+		}
+		return nil
+	}, func(error) {})
+	<-started
+	for b.Loop() {
+		if watched, err := Poke(state, "/t"); err != nil || !watched {
+			b.Fatal(watched, err)
+		}
+	}
+}
