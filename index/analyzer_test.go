@@ -100,6 +100,14 @@ func TestIdentifierSearch(t *testing.T) {
 				if len(res.Hits) == 0 || res.Hits[0].Title != c.want {
 					t.Errorf("%s %+v: got %v, want %q first", name, q, titles(res), c.want)
 				}
+				// a camelCase identifier typed in lower case is found as the identifier
+				// the learning holds whole; a word of prose is not one
+				if c.text == "pathvalue" && len(res.Hits) > 0 && !res.Hits[0].Whole["pathvalu"] {
+					t.Errorf("%s %+v: pathvalue not held whole: %v", name, q, res.Hits[0].Whole)
+				}
+				if c.text == "pipeline" && len(res.Hits) > 0 && res.Hits[0].Whole["pipelin"] {
+					t.Errorf("%s %+v: pipeline held whole", name, q)
+				}
 			}
 		}
 	}

@@ -120,6 +120,11 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 		}
 		m := Match{Said: t.Word, Kind: string(t.Kind)}
 		switch {
+		case found == 0 && t.Kind == Word && h.Whole[t.Word]:
+			// a word typed in lower case that the learning holds as an identifier kept
+			// whole ("cronjob" of CronJob, "pathvalue" of PathValue) is that identifier,
+			// as it is when typed as written
+			m.Kind = string(Whole)
 		case found > 0:
 			m.Found, m.Kind = strings.Join(t.Forms[found], " "), "vocabulary"
 		case found < 0 && len(t.Parts) > 0:

@@ -238,3 +238,34 @@ func TestNewCodeInACommitSubject(t *testing.T) {
 		t.Errorf("an identifier other learnings hold did not count against this one: %.2f, without it %.2f", got, bare)
 	}
 }
+
+// TestLowerCaseIdentifier: a camelCase identifier typed in lower case ("cronjob" of CronJob)
+// is the identifier the learning holds whole, and carries a match as one (its weight, in
+// the title, near the best); the same word held only as prose does not.
+func TestLowerCaseIdentifier(t *testing.T) {
+	_, ix := relevanceIndex(t)
+	ctx := context.Background()
+	tp := PromptTopic("the nightly cronjob has not run since we resumed it")
+	res, err := ix.Search(ctx, index.Query{Terms: tp.words(), Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if !strings.Contains(h.Title, "CronJob") {
+			continue
+		}
+		c := assess(h, tp, res)
+		kinds := map[string]string{}
+		for _, m := range c.Matches {
+			kinds[m.Said] = m.Kind
+		}
+		if kinds["cronjob"] != string(Whole) || kinds["night"] == string(Whole) {
+			t.Errorf("matches %+v: want cronjob whole", c.Matches)
+		}
+		if rule, why, ok := DefaultGates().qualify(&c, config.Recall{MinCoverage: 0.4}); !ok || rule != "identifier" {
+			t.Errorf("CronJob learning: %s %s %v, want it kept as an identifier", rule, why, ok)
+		}
+		return
+	}
+	t.Fatalf("no CronJob learning among %v", res.Hits)
+}
