@@ -147,6 +147,14 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 			}
 			m.Found, m.Kind = strings.Join(held, " "), "part"
 		}
+		if tp.Kind == "files" && found == 0 && t.Kind == Whole && !strings.Contains(t.Word, "/") {
+			if other := otherFile(h, t.Word, tp.Terms); other != "" {
+				// the learning names another file of that name (billing/webhooks/views.py
+				// for a touched billing/subscriptions/views.py): a name many directories
+				// hold says where the work is alike, not that it is the same file
+				sc.Credit, m.Kind, m.Found = partCredit, string(Part), other
+			}
+		}
 		sc.Kind = m.Kind
 		c.scores = append(c.scores, sc)
 		// an identifier no learning holds, in a commit subject, names new code (a function,
@@ -224,6 +232,27 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 		c.Matches = append(c.Matches, Match{Said: tr, Kind: "trigger", Weight: tw, Strength: fieldStrength["triggers"]})
 	}
 	return c
+}
+
+// otherFile returns a path of h's learning that ends in the file name base under another
+// directory than every touched path (the topic's terms) ending in it, or "" when the learning
+// names no path of that name, or names the touched file itself (a path or its tail).
+func otherFile(h index.Hit, base string, touched []Term) string {
+	other := ""
+	for _, f := range []string{"title", "entities", "triggers", "body"} {
+		for _, t := range index.AnalyzeTerms(index.FieldText(h.Doc, f)) {
+			if !t.Whole || !strings.HasSuffix(t.Text, "/"+base) {
+				continue
+			}
+			for _, tt := range touched {
+				if tt.Word == t.Text || strings.HasSuffix(tt.Word, "/"+t.Text) {
+					return ""
+				}
+			}
+			other = t.Text
+		}
+	}
+	return other
 }
 
 // clauseRelative sets each candidate's ClauseRelative, for a clause of a prompt, to its score

@@ -269,3 +269,27 @@ func TestLowerCaseIdentifier(t *testing.T) {
 	}
 	t.Fatalf("no CronJob learning among %v", res.Hits)
 }
+
+// TestOtherFile: a touched file's name the learning holds only as the name of a file in
+// another directory is not that file; one it names bare, by the same path or by the path's
+// tail is.
+func TestOtherFile(t *testing.T) {
+	touched := filesTopic([]string{"billing/subscriptions/views.py", "src/app/package.json"}).Terms
+	cases := []struct {
+		name, body, base, want string
+		entities               []string
+	}{
+		{"another directory", "Verify in `billing/webhooks/views.py` first.", "views.py", "billing/webhooks/views.py", nil},
+		{"another directory, in entities", "Verify the signature.", "views.py", "billing/webhooks/views.py", []string{"billing/webhooks/views.py"}},
+		{"the same path", "See billing/subscriptions/views.py.", "views.py", "", nil},
+		{"the path's tail", "See subscriptions/views.py.", "views.py", "", nil},
+		{"bare", "Every views.py imports the decorator.", "views.py", "", nil},
+		{"bare beside the touched path", "packages/ui/package.json and src/app/package.json differ", "package.json", "", nil},
+	}
+	for _, c := range cases {
+		h := index.Hit{Doc: index.Doc{Title: "A learning", Body: c.body, Entities: c.entities}}
+		if got := otherFile(h, c.base, touched); got != c.want {
+			t.Errorf("%s: otherFile = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
