@@ -337,6 +337,12 @@ var irregular = sync.OnceValue(func() map[string]string {
 	}
 })
 
+// unstemmed are words the stemmer would fold into another word of code: production is
+// product to it, so "prod" (production) found a learning about a product table.
+var unstemmed = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"production": true, "productions": true}
+})
+
 // british maps British spellings of words said of code to the American ones, which the
 // stemmer cuts apart ("organisation" is organis, "organization" organ; analys, analyz):
 // the -ise verbs of code and their forms, and a few words spelt with -our, -re, -ogue, -ence.
@@ -372,7 +378,9 @@ func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 			wholeEnd = max(wholeEnd, t.End)
 		}
 		if t.Type != wholeType && !t.KeyWord {
-			if base, ok := irregular[string(t.Term)]; ok {
+			if unstemmed()[string(t.Term)] {
+				t.KeyWord = true
+			} else if base, ok := irregular[string(t.Term)]; ok {
 				t.Term = []byte(base)
 			} else if us, ok := british[string(t.Term)]; ok {
 				t.Term = []byte(us)

@@ -46,6 +46,9 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		{"the organization serializes; initializing", []string{"organ", "serial", "initi"}},
 		{"analyse the behaviour", []string{"analyz", "behavior"}},
 		{"promise otherwise", []string{"promis", "otherwis"}},
+		// production is not stemmed into product (a table, a model): prod means the former
+		{"the production deploy; the product table; Production", []string{"production", "deploi", "product", "tabl"}},
+		{"products and productions", []string{"product", "productions"}},
 		// not across an identifier's parts, nor a sentence's end
 		{"sign-in flow", []string{"sign-in", "sign", "flow"}},
 		{"we log. In short", []string{"log", "short"}},
