@@ -274,7 +274,8 @@ func containsApostrophe(b []byte) bool {
 }
 
 // compoundFilter says an irregular verb form as its verb (irregular), a British spelling as
-// the American one (british), and a phrasal verb as
+// the American one (british), a word the stemmer would fold into another one unstemmed
+// (unstemmed), and a phrasal verb as
 // the one word it is also written as: "log in",
 // "logged in" and "login"; "timed out" and "timeout"; "set up" and "setup"; "rolled back"
 // and "rollback". The particle is a stop word, so "the job timed out" was held as "time" and
@@ -337,10 +338,25 @@ var irregular = sync.OnceValue(func() map[string]string {
 	}
 })
 
-// unstemmed are words the stemmer would fold into another word of code: production is
-// product to it, so "prod" (production) found a learning about a product table.
-var unstemmed = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"production": true, "productions": true}
+// unstemmed are words the Porter stemmer folds into another word of code, each mapped to
+// the form it is held in (not stemmed): production is product to it, so prod (production)
+// found learnings about a product table; important is import, so "the important part" met
+// learnings about imports; general and generic are generate (gener); authorization is
+// author, a commit's.
+var unstemmed = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, g := range []struct{ held, forms string }{
+		{"production", "production productions"},
+		{"important", "important importance importantly"},
+		{"general", "general generally"},
+		{"generic", "generic generics"},
+		{"authorization", "authorization authorizations authorize authorized authorizes authorizing"},
+	} {
+		for _, f := range strings.Fields(g.forms) {
+			m[f] = g.held
+		}
+	}
+	return m
 })
 
 // british maps British spellings of words said of code to the American ones, which the
@@ -369,7 +385,7 @@ var british = sync.OnceValue(func() map[string]string {
 })
 
 func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
-	irregular, british, compounds := irregular(), british(), compounds()
+	irregular, british, unstemmed, compounds := irregular(), british(), unstemmed(), compounds()
 	out := in[:0]
 	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
 	for i := 0; i < len(in); i++ {
@@ -378,12 +394,13 @@ func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 			wholeEnd = max(wholeEnd, t.End)
 		}
 		if t.Type != wholeType && !t.KeyWord {
-			if unstemmed()[string(t.Term)] {
-				t.KeyWord = true
-			} else if base, ok := irregular[string(t.Term)]; ok {
+			if base, ok := irregular[string(t.Term)]; ok {
 				t.Term = []byte(base)
 			} else if us, ok := british[string(t.Term)]; ok {
 				t.Term = []byte(us)
+			}
+			if w, ok := unstemmed[string(t.Term)]; ok {
+				t.Term, t.KeyWord = []byte(w), true
 			}
 		}
 		if t.Type != wholeType && t.Start >= wholeEnd && i+1 < len(in) {

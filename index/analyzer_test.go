@@ -48,7 +48,10 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		{"promise otherwise", []string{"promis", "otherwis"}},
 		// production is not stemmed into product (a table, a model): prod means the former
 		{"the production deploy; the product table; Production", []string{"production", "deploi", "product", "tabl"}},
-		{"products and productions", []string{"product", "productions"}},
+		{"products and productions", []string{"product", "production"}},
+		{"the important imports", []string{"important", "import"}},
+		{"generated generics in general", []string{"gener", "generic", "general"}},
+		{"authorised, authorizing; the author", []string{"authorization", "author"}},
 		// not across an identifier's parts, nor a sentence's end
 		{"sign-in flow", []string{"sign-in", "sign", "flow"}},
 		{"we log. In short", []string{"log", "short"}},

@@ -123,8 +123,9 @@ func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, e
 // analyzer (identifiers whole and in parts). 5: a phrasal verb is held as its compound
 // (timed out: timeout), an irregular verb form as its verb (broke: break), a British
 // spelling as the American one (organisation: organization). 6: a learning's anchors and
-// source commit are stored (recall's freshness check read them from git). 7: production is
-// held unstemmed (the stemmer made it product).
+// source commit are stored (recall's freshness check read them from git). 7: production,
+// important, general, generic and authorization are held unstemmed (the stemmer folded them
+// into product, import, gener and author).
 const mappingVersion = "7"
 
 // errOutdated is a generation built with another mapping.
