@@ -41,11 +41,14 @@ type Gates struct {
 	// the best (or a compound one no other learning holds, above RelativeFloor) carries a
 	// match alone.
 	Decisive float64
+	// SameTopic: a learning a topic gave after another one it gave is kept only with a text
+	// score of at least this share of that one's.
+	SameTopic float64
 }
 
 // DefaultGates are the calibrated gates.
 func DefaultGates() Gates {
-	return Gates{RelativeFloor: 0.3, Rarity: 1, Broad: 0.6, BroadRarity: 1.5, Top: 0.8, TopRarity: 2, StrongRarity: 3, StrongCoverage: 0.25, Clause: 0.8, Decisive: 0.85}
+	return Gates{RelativeFloor: 0.3, Rarity: 1, Broad: 0.6, BroadRarity: 1.5, Top: 0.8, TopRarity: 2, StrongRarity: 3, StrongCoverage: 0.25, Clause: 0.8, Decisive: 0.85, SameTopic: 0.5}
 }
 
 // fieldStrength is the strength of a run of words found once in a field (as index.Hit's:

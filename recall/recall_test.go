@@ -293,3 +293,33 @@ func TestOtherFile(t *testing.T) {
 		}
 	}
 }
+
+// TestPickSameTopic: a learning a topic gave after another it gave is kept only when its
+// text score is at least SameTopic of that one's; one of another topic is held to the
+// floor against the best only (text scores of two queries are not on one scale).
+func TestPickSameTopic(t *testing.T) {
+	cand := func(id, topic string, score float64) Candidate {
+		return Candidate{Hit: index.Hit{Doc: index.Doc{ID: id, Title: id}, Score: score}, Topic: topic, Coverage: 1, Rarity: 3, Relative: 1, Final: score}
+	}
+	cases := []struct {
+		name string
+		cs   []Candidate
+		want []string
+	}{
+		{"same topic, under half", []Candidate{cand("a", "prompt", 10), cand("b", "prompt", 4.9)}, []string{"a"}},
+		{"same topic, half", []Candidate{cand("a", "prompt", 10), cand("b", "prompt", 5)}, []string{"a", "b"}},
+		{"another topic, under half", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 4)}, []string{"a", "b"}},
+		{"under the floor", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 2)}, []string{"a"}},
+	}
+	for _, c := range cases {
+		out := &Result{Candidates: c.cs}
+		pick(out, nil, config.Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4}, DefaultGates(), nil)
+		var got []string
+		for _, k := range out.Injected {
+			got = append(got, k.ID)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: injected %v, want %v", c.name, got, c.want)
+		}
+	}
+}
