@@ -203,6 +203,9 @@ func split(text []byte, start, end, level int, emit func(start, end int, whole, 
 // HTTPServer: 0, 4; parseJSON: 0, 5), or nil when it is not one: fewer than two humps of
 // two letters or more (OAuth, iOS and Go are words).
 func camelHumps(w []byte) []int {
+	if pluralAcronym(w) {
+		return nil
+	}
 	var starts []int
 	var prev rune
 	for i, r := range string(w) {
@@ -234,6 +237,22 @@ func camelHumps(w []byte) []int {
 		return nil
 	}
 	return starts
+}
+
+// pluralAcronym: capitals then a lone s (APIs, DAGs, URLs, JWTs, CPUs) is an acronym's
+// plural, a word, not camelCase: cut at its humps it gave ap, da, ur and ts (TypeScript's
+// abbreviation) as words of the text.
+func pluralAcronym(w []byte) bool {
+	n := len(w)
+	if n < 3 || w[n-1] != 's' {
+		return false
+	}
+	for _, c := range w[:n-1] {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func trimJoiners(text []byte, s, e int) (int, int) {

@@ -24,6 +24,7 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		{"HTTPServer parseJSON", []string{"httpserver", "http", "server", "parsejson", "pars", "json"}},
 		{"stg_hubspot__contacts", []string{"stg_hubspot__contacts", "stg", "hubspot", "contact"}},
 		// words that only look like identifiers stay words
+		{"DAGs and APIs, JWTs", []string{"dag", "api", "jwt"}},
 		{"OAuth on iOS", []string{"oauth", "io"}},
 		{"the retries were failing", []string{"retri", "fail"}},
 		// punctuation around words is not part of them

@@ -125,7 +125,8 @@ func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, e
 // spelling as the American one (organisation: organization). 6: a learning's anchors and
 // source commit are stored (recall's freshness check read them from git). 7: production,
 // important, general, generic and authorization are held unstemmed (the stemmer folded them
-// into product, import, gener and author).
+// into product, import, gener and author); an acronym's plural (DAGs, JWTs) is a word, not
+// camelCase.
 const mappingVersion = "7"
 
 // errOutdated is a generation built with another mapping.
