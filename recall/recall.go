@@ -374,14 +374,22 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 		whys[i] = why
 		best = max(best, c.Final)
 	}
-	topicBest := map[string]float64{} // the text score of the first learning kept of each topic
+	// the text score of the first learning kept of each topic, by memory (a team's index
+	// scores on its own scale)
+	topicBest := map[string]float64{}
+	topicOf := func(c *Candidate) string {
+		if c.From.Team != nil {
+			return c.Topic + "\x00" + c.From.Team.Name
+		}
+		return c.Topic
+	}
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
 		if c.Why != "" {
 			continue
 		}
 		rule, why := c.Rule, whys[i]
-		first, same := topicBest[c.Topic]
+		first, same := topicBest[topicOf(c)]
 		switch {
 		case c.Final < g.RelativeFloor*best:
 			c.Rule, c.Why = "floor", fmt.Sprintf("scores %.2f, under %.0f%% of the best that qualifies (%.2f)", c.Final, 100*g.RelativeFloor, best)
@@ -395,7 +403,7 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 			c.Kept, c.Rule, c.Why = true, rule, why
 			res.Injected = append(res.Injected, *c)
 			if !same {
-				topicBest[c.Topic] = c.Score
+				topicBest[topicOf(c)] = c.Score
 			}
 		}
 	}

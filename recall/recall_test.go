@@ -295,11 +295,16 @@ func TestOtherFile(t *testing.T) {
 }
 
 // TestPickSameTopic: a learning a topic gave after another it gave is kept only when its
-// text score is at least SameTopic of that one's; one of another topic is held to the
-// floor against the best only (text scores of two queries are not on one scale).
+// text score is at least SameTopic of that one's; one of another topic, or of a team's
+// memory, is held to the floor against the best only (text scores of two queries, or two
+// indexes, are not on one scale).
 func TestPickSameTopic(t *testing.T) {
 	cand := func(id, topic string, score float64) Candidate {
 		return Candidate{Hit: index.Hit{Doc: index.Doc{ID: id, Title: id}, Score: score}, Topic: topic, Coverage: 1, Rarity: 3, Relative: 1, Final: score}
+	}
+	team := func(c Candidate) Candidate {
+		c.From.Team = &TeamFrom{Name: "platform", Reviewed: true}
+		return c
 	}
 	cases := []struct {
 		name string
@@ -310,6 +315,7 @@ func TestPickSameTopic(t *testing.T) {
 		{"same topic, half", []Candidate{cand("a", "prompt", 10), cand("b", "prompt", 5)}, []string{"a", "b"}},
 		{"another topic, under half", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 4)}, []string{"a", "b"}},
 		{"under the floor", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 2)}, []string{"a"}},
+		{"same topic, another memory", []Candidate{cand("a", "prompt", 10), team(cand("b", "prompt", 4))}, []string{"a", "b"}},
 	}
 	for _, c := range cases {
 		out := &Result{Candidates: c.cs}
