@@ -156,6 +156,7 @@ func TestTerms(t *testing.T) {
 		want string
 	}{
 		{"chatter dropped", words(PromptTopic("hey can you please look at why the stripe webhooks fail?")), "prompt: stripe webhook fail"},
+		{"function words dropped", words(PromptTopic("since yesterday the push is rejected anyway, probably because I rebased; is the token already used?")), "prompt: push reject rebas token alreadi"},
 		{"ids and numbers dropped", words(PromptTopic("error 0x7f3a9c2e1b in request 6f1c2a9e-3b7d-4c55 at 12:03 on port 5433")), "prompt: error request port 5433"},
 		{"identifiers whole and in parts", words(PromptTopic("r.PathValue is empty in load_to_snowflake")), "prompt: r.pathvalue(pathvalu path valu) empti load_to_snowflake(load snowflak)"},
 		{"branch noise", words(StartTopics(Workspace{Branch: "feature/stripe-webhook-retries"})...), "branch: stripe webhook retri"},
