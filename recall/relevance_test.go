@@ -256,11 +256,12 @@ func measureSet(t *testing.T, load func() ([]fixtures.RelQuery, error)) figures 
 // it holds them to issue 16's targets. One miss was read since (heldout-web-sentry-minified:
 // the best of a clause, 54% of it, rarity 2.48, was held to the 80% a clause of a compound
 // prompt needs): a clause's best match now qualifies as a prompt's does (28/30), and the
-// suite's figures did not move.
+// suite's figures did not move. The fourth round's chatter (since, anyway, probably, …) finds
+// one more (heldout-data-full-scan-cost): 29/30, the floor.
 func TestRelevanceHeldout(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout)
 	f.log(t, "held out")
-	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.75 || f.share("start") < 0.7 {
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 29 || f.share("start") < 0.7 {
 		f.fail(t, "held out")
 	}
 }
@@ -330,15 +331,16 @@ func TestRelevanceHeldout3(t *testing.T) {
 // (23 of 32 injected relevant), 5 of 42 queries injecting something irrelevant (11.9%),
 // 17/26 found at UserPromptSubmit, 6/8 at SessionStart, 7/8 negatives silent
 // (neg-infra-cost-tag injects the VPC endpoints' learning on aws, cost, network). After the
-// fourth round: precision@3 0.833 (25 of 30), 3 of 42 dirty (7.1%), 19/26 and 6/8 found, 7/8
+// fourth round: precision@3 0.839 (26 of 31), 3 of 42 dirty (7.1%), 20/26 and 6/8 found, 7/8
 // negatives silent (cronjob typed in lower case is CronJob's identifier; production is no
 // longer stemmed to product; a views.py of another directory carries no session start; a
-// topic's second learning needs half its first one's text score). The floors are these
-// figures: a change may not lose on them.
+// topic's second learning needs half its first one's text score; a chatty prompt's
+// adverbs are chatter). The floors are these figures (20/26 meets issue 16's 0.75): a change
+// may not lose on them.
 func TestRelevanceHeldout4(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout4)
 	f.log(t, "held out 4")
-	if f.relevant < 25 || f.precision() < 0.833 || f.dirty > 3 || f.silent < 7 || f.found["prompt"] < 19 || f.found["start"] < 6 {
+	if f.relevant < 26 || f.precision() < 0.838 || f.dirty > 3 || f.silent < 7 || f.found["prompt"] < 20 || f.found["start"] < 6 {
 		f.fail(t, "held out 4")
 	}
 }
