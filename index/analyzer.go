@@ -203,6 +203,9 @@ func split(text []byte, start, end, level int, emit func(start, end int, whole, 
 // HTTPServer: 0, 4; parseJSON: 0, 5), or nil when it is not one: fewer than two humps of
 // two letters or more (OAuth, iOS and Go are words).
 func camelHumps(w []byte) []int {
+	if pluralAcronym(w) {
+		return nil
+	}
 	var starts []int
 	var prev rune
 	for i, r := range string(w) {
@@ -234,6 +237,22 @@ func camelHumps(w []byte) []int {
 		return nil
 	}
 	return starts
+}
+
+// pluralAcronym: capitals then a lone s (APIs, DAGs, URLs, JWTs, CPUs) is an acronym's
+// plural, a word, not camelCase: cut at its humps it gave ap, da, ur and ts (TypeScript's
+// abbreviation) as words of the text.
+func pluralAcronym(w []byte) bool {
+	n := len(w)
+	if n < 3 || w[n-1] != 's' {
+		return false
+	}
+	for _, c := range w[:n-1] {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func trimJoiners(text []byte, s, e int) (int, int) {
@@ -274,7 +293,8 @@ func containsApostrophe(b []byte) bool {
 }
 
 // compoundFilter says an irregular verb form as its verb (irregular), a British spelling as
-// the American one (british), and a phrasal verb as
+// the American one (british), a word the stemmer would fold into another one unstemmed
+// (unstemmed), and a phrasal verb as
 // the one word it is also written as: "log in",
 // "logged in" and "login"; "timed out" and "timeout"; "set up" and "setup"; "rolled back"
 // and "rollback". The particle is a stop word, so "the job timed out" was held as "time" and
@@ -337,6 +357,27 @@ var irregular = sync.OnceValue(func() map[string]string {
 	}
 })
 
+// unstemmed are words the Porter stemmer folds into another word of code, each mapped to
+// the form it is held in (not stemmed): production is product to it, so prod (production)
+// found learnings about a product table; important is import, so "the important part" met
+// learnings about imports; general and generic are generate (gener); authorization is
+// author, a commit's.
+var unstemmed = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, g := range []struct{ held, forms string }{
+		{"production", "production productions"},
+		{"important", "important importance importantly"},
+		{"general", "general generally"},
+		{"generic", "generic generics"},
+		{"authorization", "authorization authorizations authorize authorized authorizes authorizing"},
+	} {
+		for _, f := range strings.Fields(g.forms) {
+			m[f] = g.held
+		}
+	}
+	return m
+})
+
 // british maps British spellings of words said of code to the American ones, which the
 // stemmer cuts apart ("organisation" is organis, "organization" organ; analys, analyz):
 // the -ise verbs of code and their forms, and a few words spelt with -our, -re, -ogue, -ence.
@@ -363,7 +404,7 @@ var british = sync.OnceValue(func() map[string]string {
 })
 
 func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
-	irregular, british, compounds := irregular(), british(), compounds()
+	irregular, british, unstemmed, compounds := irregular(), british(), unstemmed(), compounds()
 	out := in[:0]
 	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
 	for i := 0; i < len(in); i++ {
@@ -376,6 +417,9 @@ func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 				t.Term = []byte(base)
 			} else if us, ok := british[string(t.Term)]; ok {
 				t.Term = []byte(us)
+			}
+			if w, ok := unstemmed[string(t.Term)]; ok {
+				t.Term, t.KeyWord = []byte(w), true
 			}
 		}
 		if t.Type != wholeType && t.Start >= wholeEnd && i+1 < len(in) {

@@ -24,6 +24,7 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		{"HTTPServer parseJSON", []string{"httpserver", "http", "server", "parsejson", "pars", "json"}},
 		{"stg_hubspot__contacts", []string{"stg_hubspot__contacts", "stg", "hubspot", "contact"}},
 		// words that only look like identifiers stay words
+		{"DAGs and APIs, JWTs", []string{"dag", "api", "jwt"}},
 		{"OAuth on iOS", []string{"oauth", "io"}},
 		{"the retries were failing", []string{"retri", "fail"}},
 		// punctuation around words is not part of them
@@ -46,6 +47,12 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		{"the organization serializes; initializing", []string{"organ", "serial", "initi"}},
 		{"analyse the behaviour", []string{"analyz", "behavior"}},
 		{"promise otherwise", []string{"promis", "otherwis"}},
+		// production is not stemmed into product (a table, a model): prod means the former
+		{"the production deploy; the product table; Production", []string{"production", "deploi", "product", "tabl"}},
+		{"products and productions", []string{"product", "production"}},
+		{"the important imports", []string{"important", "import"}},
+		{"generated generics in general", []string{"gener", "generic", "general"}},
+		{"authorised, authorizing; the author", []string{"authorization", "author"}},
 		// not across an identifier's parts, nor a sentence's end
 		{"sign-in flow", []string{"sign-in", "sign", "flow"}},
 		{"we log. In short", []string{"log", "short"}},
@@ -99,6 +106,14 @@ func TestIdentifierSearch(t *testing.T) {
 			for name, res := range map[string]*Result{"index": find(t, r, q), "scan": mustSearch(t, &Index{scan: sc}, q)} {
 				if len(res.Hits) == 0 || res.Hits[0].Title != c.want {
 					t.Errorf("%s %+v: got %v, want %q first", name, q, titles(res), c.want)
+				}
+				// a camelCase identifier typed in lower case is found as the identifier
+				// the learning holds whole; a word of prose is not one
+				if c.text == "pathvalue" && len(res.Hits) > 0 && !res.Hits[0].Whole["pathvalu"] {
+					t.Errorf("%s %+v: pathvalue not held whole: %v", name, q, res.Hits[0].Whole)
+				}
+				if c.text == "pipeline" && len(res.Hits) > 0 && res.Hits[0].Whole["pipelin"] {
+					t.Errorf("%s %+v: pipeline held whole", name, q)
 				}
 			}
 		}

@@ -123,8 +123,11 @@ func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, e
 // analyzer (identifiers whole and in parts). 5: a phrasal verb is held as its compound
 // (timed out: timeout), an irregular verb form as its verb (broke: break), a British
 // spelling as the American one (organisation: organization). 6: a learning's anchors and
-// source commit are stored (recall's freshness check read them from git).
-const mappingVersion = "6"
+// source commit are stored (recall's freshness check read them from git). 7: production,
+// important, general, generic and authorization are held unstemmed (the stemmer folded them
+// into product, import, gener and author); an acronym's plural (DAGs, JWTs) is a word, not
+// camelCase.
+const mappingVersion = "7"
 
 // errOutdated is a generation built with another mapping.
 var errOutdated = errors.New("index: built by an older reflect")

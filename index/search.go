@@ -45,7 +45,10 @@ type Hit struct {
 	// saturating count (tf/(tf+1.2)), so a word in the title says more than one in the
 	// body, and a word said five times not much more than one said twice.
 	Strength map[string]float64 `json:"-"`
-	Snippet  string             `json:"snippet,omitempty"`
+	// Whole are the words found that the learning holds as an identifier kept whole
+	// (CronJob holds cronjob whole): a word typed in lower case that is one.
+	Whole   map[string]bool `json:"-"`
+	Snippet string          `json:"snippet,omitempty"`
 	// Marks are the byte ranges of matched words in Snippet.
 	Marks [][2]int `json:"-"`
 }
@@ -509,6 +512,12 @@ func (ix *Index) explain(h *Hit, words map[string]bool, withSnippet bool) {
 			if words[tok.term] {
 				tf[tok.term]++
 				terms[tok.term] = true
+				if tok.whole {
+					if h.Whole == nil {
+						h.Whole = map[string]bool{}
+					}
+					h.Whole[tok.term] = true
+				}
 				if f == "body" {
 					spans = append(spans, [2]int{tok.start, tok.end})
 				}
@@ -530,6 +539,7 @@ func (ix *Index) explain(h *Hit, words map[string]bool, withSnippet bool) {
 type token struct {
 	term       string
 	start, end int
+	whole      bool // an identifier kept whole
 }
 
 // tokens analyzes text keeping each word's byte offsets.
@@ -540,7 +550,7 @@ func tokens(text string) []token {
 	}
 	out := make([]token, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, token{string(t.Term), t.Start, t.End})
+		out = append(out, token{string(t.Term), t.Start, t.End, t.Type == wholeType})
 	}
 	return out
 }

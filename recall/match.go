@@ -41,11 +41,14 @@ type Gates struct {
 	// the best (or a compound one no other learning holds, above RelativeFloor) carries a
 	// match alone.
 	Decisive float64
+	// SameTopic: a learning a topic gave after another one it gave is kept only with a text
+	// score of at least this share of that one's.
+	SameTopic float64
 }
 
 // DefaultGates are the calibrated gates.
 func DefaultGates() Gates {
-	return Gates{RelativeFloor: 0.3, Rarity: 1, Broad: 0.6, BroadRarity: 1.5, Top: 0.8, TopRarity: 2, StrongRarity: 3, StrongCoverage: 0.25, Clause: 0.8, Decisive: 0.85}
+	return Gates{RelativeFloor: 0.3, Rarity: 1, Broad: 0.6, BroadRarity: 1.5, Top: 0.8, TopRarity: 2, StrongRarity: 3, StrongCoverage: 0.25, Clause: 0.8, Decisive: 0.85, SameTopic: 0.5}
 }
 
 // fieldStrength is the strength of a run of words found once in a field (as index.Hit's:
@@ -120,6 +123,11 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 		}
 		m := Match{Said: t.Word, Kind: string(t.Kind)}
 		switch {
+		case found == 0 && t.Kind == Word && h.Whole[t.Word]:
+			// a word typed in lower case that the learning holds as an identifier kept
+			// whole ("cronjob" of CronJob, "pathvalue" of PathValue) is that identifier,
+			// as it is when typed as written
+			m.Kind = string(Whole)
 		case found > 0:
 			m.Found, m.Kind = strings.Join(t.Forms[found], " "), "vocabulary"
 		case found < 0 && len(t.Parts) > 0:
@@ -141,6 +149,14 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 				sc.Credit = max(sc.Credit, partCredit*hold/all)
 			}
 			m.Found, m.Kind = strings.Join(held, " "), "part"
+		}
+		if tp.Kind == "files" && found == 0 && t.Kind == Whole && !strings.Contains(t.Word, "/") {
+			if other := otherFile(h, t.Word, tp.Terms); other != "" {
+				// the learning names another file of that name (billing/webhooks/views.py
+				// for a touched billing/subscriptions/views.py): a name many directories
+				// hold says where the work is alike, not that it is the same file
+				sc.Credit, m.Kind, m.Found = partCredit, string(Part), other
+			}
 		}
 		sc.Kind = m.Kind
 		c.scores = append(c.scores, sc)
@@ -219,6 +235,27 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 		c.Matches = append(c.Matches, Match{Said: tr, Kind: "trigger", Weight: tw, Strength: fieldStrength["triggers"]})
 	}
 	return c
+}
+
+// otherFile returns a path of h's learning that ends in the file name base under another
+// directory than every touched path (the topic's terms) ending in it, or "" when the learning
+// names no path of that name, or names the touched file itself (a path or its tail).
+func otherFile(h index.Hit, base string, touched []Term) string {
+	other := ""
+	for _, f := range []string{"title", "entities", "triggers", "body"} {
+		for _, t := range index.AnalyzeTerms(index.FieldText(h.Doc, f)) {
+			if !t.Whole || !strings.HasSuffix(t.Text, "/"+base) {
+				continue
+			}
+			for _, tt := range touched {
+				if tt.Word == t.Text || strings.HasSuffix(tt.Word, "/"+t.Text) {
+					return ""
+				}
+			}
+			other = t.Text
+		}
+	}
+	return other
 }
 
 // clauseRelative sets each candidate's ClauseRelative, for a clause of a prompt, to its score

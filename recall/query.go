@@ -88,13 +88,22 @@ func (tp Topic) words() []string {
 }
 
 // Words people use to talk to an agent that say nothing about the work (the analyzer has
-// already removed English stop words; these are in their analyzed form).
+// already removed English stop words; these are in their analyzed form): the adverbs,
+// conjunctions and pronouns of a chatty prompt ("since", "anyway", "probably", "whatever")
+// weigh as much as a rare word when no learning holds them, and a prompt saying many of them
+// covered too little of itself for its one answer. "already" is not among them: a token or
+// an event already used or processed is what a learning is about.
 var chatter = lazySet(`please pls thanks thank ok okay hey hi hello can could would
 	you your i me my we us our let lets go get got make sure look take check try help need
 	want like just also now again still really actually maybe think know see thing things
 	something stuff work working works done do does did doing use using used way good bad
 	new old one two run fix fixed fixing issue problem question why how what when where
-	which who whom whose say says said tell told ask asked seem seems`)
+	which who whom whose say says said tell told ask asked seem seems
+	since yet onto anyway anyways though although even ever else somehow somewhere
+	anything everything everyone someone whenever wherever however whatever whether either
+	neither several lot lots bit kinda sorta gonna wanna basically literally apparently
+	probably perhaps definitely obviously honestly totally today yesterday tomorrow soon ago
+	upon toward towards`)
 
 // Branch name words that say nothing about the work.
 var branchNoise = lazySet(`main master trunk develop development dev head

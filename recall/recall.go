@@ -341,7 +341,11 @@ func rank(cands []Candidate, project string, now time.Time, cfg config.Recall) [
 
 // pick applies the gates in order and fills the budget. trust says why a learning is held back
 // for where it came from — another author, a second file claiming its id — or "". The
-// "near the best" floor is taken among the candidates that qualify on their match alone.
+// "near the best" floor is taken among the candidates that qualify on their match alone. A
+// learning of a topic that gave one already must also score half of that one's text score:
+// BM25 scores are on one scale within a query, not across the topics' queries, so the floor
+// against the best of all topics let in a topic's weaker runner-up (a learning sharing a
+// lane and an upload with a commit about debug symbols, at 0.33 of the best).
 func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust func(From, string) string) {
 	held := func(c *Candidate) string {
 		switch {
@@ -370,15 +374,27 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 		whys[i] = why
 		best = max(best, c.Final)
 	}
+	// the text score of the first learning kept of each topic, by memory (a team's index
+	// scores on its own scale)
+	topicBest := map[string]float64{}
+	topicOf := func(c *Candidate) string {
+		if c.From.Team != nil {
+			return c.Topic + "\x00" + c.From.Team.Name
+		}
+		return c.Topic
+	}
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
 		if c.Why != "" {
 			continue
 		}
 		rule, why := c.Rule, whys[i]
+		first, same := topicBest[topicOf(c)]
 		switch {
 		case c.Final < g.RelativeFloor*best:
 			c.Rule, c.Why = "floor", fmt.Sprintf("scores %.2f, under %.0f%% of the best that qualifies (%.2f)", c.Final, 100*g.RelativeFloor, best)
+		case same && c.Score < g.SameTopic*first:
+			c.Rule, c.Why = "floor", fmt.Sprintf("its text scores %.2f on a topic that gave a learning already, under %.0f%% of that one's (%.2f)", c.Score, 100*g.SameTopic, first)
 		case len(res.Injected) >= cfg.MaxLearnings:
 			c.Rule, c.Why = "budget", fmt.Sprintf("over the budget of %d learnings", cfg.MaxLearnings)
 		case utf8.RuneCountInString(Render(append(append([]Candidate(nil), res.Injected...), *c), cfg.MaxChars)) > cfg.MaxChars:
@@ -386,6 +402,9 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 		default:
 			c.Kept, c.Rule, c.Why = true, rule, why
 			res.Injected = append(res.Injected, *c)
+			if !same {
+				topicBest[topicOf(c)] = c.Score
+			}
 		}
 	}
 }

@@ -156,6 +156,7 @@ func TestTerms(t *testing.T) {
 		want string
 	}{
 		{"chatter dropped", words(PromptTopic("hey can you please look at why the stripe webhooks fail?")), "prompt: stripe webhook fail"},
+		{"function words dropped", words(PromptTopic("since yesterday the push is rejected anyway, probably because I rebased; is the token already used?")), "prompt: push reject rebas token alreadi"},
 		{"ids and numbers dropped", words(PromptTopic("error 0x7f3a9c2e1b in request 6f1c2a9e-3b7d-4c55 at 12:03 on port 5433")), "prompt: error request port 5433"},
 		{"identifiers whole and in parts", words(PromptTopic("r.PathValue is empty in load_to_snowflake")), "prompt: r.pathvalue(pathvalu path valu) empti load_to_snowflake(load snowflak)"},
 		{"branch noise", words(StartTopics(Workspace{Branch: "feature/stripe-webhook-retries"})...), "branch: stripe webhook retri"},
@@ -236,5 +237,96 @@ func TestNewCodeInACommitSubject(t *testing.T) {
 	}
 	if got := cover("dbt: add the tickets staging model fct_orders", "naming layers"); got >= bare {
 		t.Errorf("an identifier other learnings hold did not count against this one: %.2f, without it %.2f", got, bare)
+	}
+}
+
+// TestLowerCaseIdentifier: a camelCase identifier typed in lower case ("cronjob" of CronJob)
+// is the identifier the learning holds whole, and carries a match as one (its weight, in
+// the title, near the best); the same word held only as prose does not.
+func TestLowerCaseIdentifier(t *testing.T) {
+	_, ix := relevanceIndex(t)
+	ctx := context.Background()
+	tp := PromptTopic("the nightly cronjob has not run since we resumed it")
+	res, err := ix.Search(ctx, index.Query{Terms: tp.words(), Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if !strings.Contains(h.Title, "CronJob") {
+			continue
+		}
+		c := assess(h, tp, res)
+		kinds := map[string]string{}
+		for _, m := range c.Matches {
+			kinds[m.Said] = m.Kind
+		}
+		if kinds["cronjob"] != string(Whole) || kinds["night"] == string(Whole) {
+			t.Errorf("matches %+v: want cronjob whole", c.Matches)
+		}
+		if rule, why, ok := DefaultGates().qualify(&c, config.Recall{MinCoverage: 0.4}); !ok || rule != "identifier" {
+			t.Errorf("CronJob learning: %s %s %v, want it kept as an identifier", rule, why, ok)
+		}
+		return
+	}
+	t.Fatalf("no CronJob learning among %v", res.Hits)
+}
+
+// TestOtherFile: a touched file's name the learning holds only as the name of a file in
+// another directory is not that file; one it names bare, by the same path or by the path's
+// tail is.
+func TestOtherFile(t *testing.T) {
+	touched := filesTopic([]string{"billing/subscriptions/views.py", "src/app/package.json"}).Terms
+	cases := []struct {
+		name, body, base, want string
+		entities               []string
+	}{
+		{"another directory", "Verify in `billing/webhooks/views.py` first.", "views.py", "billing/webhooks/views.py", nil},
+		{"another directory, in entities", "Verify the signature.", "views.py", "billing/webhooks/views.py", []string{"billing/webhooks/views.py"}},
+		{"the same path", "See billing/subscriptions/views.py.", "views.py", "", nil},
+		{"the path's tail", "See subscriptions/views.py.", "views.py", "", nil},
+		{"bare", "Every views.py imports the decorator.", "views.py", "", nil},
+		{"bare beside the touched path", "packages/ui/package.json and src/app/package.json differ", "package.json", "", nil},
+	}
+	for _, c := range cases {
+		h := index.Hit{Doc: index.Doc{Title: "A learning", Body: c.body, Entities: c.entities}}
+		if got := otherFile(h, c.base, touched); got != c.want {
+			t.Errorf("%s: otherFile = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestPickSameTopic: a learning a topic gave after another it gave is kept only when its
+// text score is at least SameTopic of that one's; one of another topic, or of a team's
+// memory, is held to the floor against the best only (text scores of two queries, or two
+// indexes, are not on one scale).
+func TestPickSameTopic(t *testing.T) {
+	cand := func(id, topic string, score float64) Candidate {
+		return Candidate{Hit: index.Hit{Doc: index.Doc{ID: id, Title: id}, Score: score}, Topic: topic, Coverage: 1, Rarity: 3, Relative: 1, Final: score}
+	}
+	team := func(c Candidate) Candidate {
+		c.From.Team = &TeamFrom{Name: "platform", Reviewed: true}
+		return c
+	}
+	cases := []struct {
+		name string
+		cs   []Candidate
+		want []string
+	}{
+		{"same topic, under half", []Candidate{cand("a", "prompt", 10), cand("b", "prompt", 4.9)}, []string{"a"}},
+		{"same topic, half", []Candidate{cand("a", "prompt", 10), cand("b", "prompt", 5)}, []string{"a", "b"}},
+		{"another topic, under half", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 4)}, []string{"a", "b"}},
+		{"under the floor", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 2)}, []string{"a"}},
+		{"same topic, another memory", []Candidate{cand("a", "prompt", 10), team(cand("b", "prompt", 4))}, []string{"a", "b"}},
+	}
+	for _, c := range cases {
+		out := &Result{Candidates: c.cs}
+		pick(out, nil, config.Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4}, DefaultGates(), nil)
+		var got []string
+		for _, k := range out.Injected {
+			got = append(got, k.ID)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: injected %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -204,12 +204,14 @@ func (f figures) fail(t *testing.T, name string) {
 // silent, and the share of labelled-relevant learnings found at each hook. It holds the
 // first three to issue 16's targets (≥ 0.9, ≤ 5%, all) and the last to SessionStart's target
 // (0.7: 27/38) and the UserPromptSubmit figure reached (81/126 since a clause's floor is taken
-// against its own best candidate; the target, 0.75, is not: see the README).
+// against its own best candidate; the target, 0.75, is not: see the README). Precision is held
+// at the figure reached, 0.939 (108/115) since a topic's second learning needs half its
+// first one's text score.
 func TestRelevance(t *testing.T) {
 	r, keys, qs := relevanceRepo(t)
 	f := measure(t, r, keys, qs)
 	f.log(t, "relevance")
-	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 81 || f.share("start") < 0.7 {
+	if f.precision() < 0.939 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 81 || f.share("start") < 0.7 {
 		f.fail(t, "relevance")
 	}
 }
@@ -254,11 +256,12 @@ func measureSet(t *testing.T, load func() ([]fixtures.RelQuery, error)) figures 
 // it holds them to issue 16's targets. One miss was read since (heldout-web-sentry-minified:
 // the best of a clause, 54% of it, rarity 2.48, was held to the 80% a clause of a compound
 // prompt needs): a clause's best match now qualifies as a prompt's does (28/30), and the
-// suite's figures did not move.
+// suite's figures did not move. The fourth round's chatter (since, anyway, probably, …) finds
+// one more (heldout-data-full-scan-cost): 29/30, the floor.
 func TestRelevanceHeldout(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout)
 	f.log(t, "held out")
-	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.share("prompt") < 0.75 || f.share("start") < 0.7 {
+	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 29 || f.share("start") < 0.7 {
 		f.fail(t, "held out")
 	}
 }
@@ -281,12 +284,14 @@ func TestRelevanceHeldout(t *testing.T) {
 // (once more when the subject said the word itself, and at a said word's full weight: billing/
 // and .py); with a path's word counted once and at half weight, precision is 0.902 (46 of 51),
 // 1 query of 57 dirty; "timed out" analyzed as timeout finds one more at UserPromptSubmit
-// (32/36): precision 0.904 (47 of 52). The test holds issue 16's targets on precision, dirty share and negatives, and the
-// figures reached as floors on the rest.
+// (32/36): precision 0.904 (47 of 52). The fourth round added the currency codes to the
+// vocabulary (read off para-web-eur-dollars' miss: "billed in euros", the learning's EUR):
+// 33/36, precision 0.906 (48 of 53). The test holds issue 16's targets on precision, dirty
+// share and negatives, and the figures reached as floors on the rest.
 func TestRelevanceHeldout2(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout2)
 	f.log(t, "held out 2")
-	if f.precision() < 0.9 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 32 || f.found["start"] < 15 {
+	if f.precision() < 0.905 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 33 || f.found["start"] < 15 {
 		f.fail(t, "held out 2")
 	}
 }
@@ -305,11 +310,37 @@ func TestRelevanceHeldout2(t *testing.T) {
 // After that round: precision@3 0.711 (27 of 38), 3 of 40 dirty (7.5%), 21/26 and 6/8 found,
 // 5/6 negatives silent (neg-start-infra-codeowners is silent since "add" is commit-subject noise
 // and a touched path's word counts half; start-auth-client-logo no longer injects PKCE's
-// learning on "client" counted twice). The floors are these figures.
+// learning on "client" counted twice). The fourth round (not tuned on this set): precision@3
+// 0.730 (27 of 37), 2 of 40 dirty (5.0%, issue 16's bound): start-mob-missing-dsyms no longer
+// adds the Play track learning, which scored under half its topic's first learning. The floors
+// are these figures.
 func TestRelevanceHeldout3(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout3)
 	f.log(t, "held out 3")
-	if f.precision() < 0.71 || f.dirty > 3 || f.silent < 5 || f.found["prompt"] < 21 || f.found["start"] < 6 {
+	if f.precision() < 0.729 || f.dirty > 2 || f.silent < 5 || f.found["prompt"] < 21 || f.found["start"] < 6 {
 		f.fail(t, "held out 3")
+	}
+}
+
+// TestRelevanceHeldout4 measures the fourth held-out set (fixtures/relevance/heldout4.yaml):
+// 42 queries over the same corpus (26 prompts, mostly symptoms and paraphrases, 8 session
+// starts, 8 negatives that share words with the memory), the learnings they ask about drawn by
+// a seeded shuffle, written and labelled from the learnings' text before the fourth round of
+// tuning for issue 16, without running recall on them. Its labels never change after the
+// commit that added it. First measured (before any change of that round): precision@3 0.719
+// (23 of 32 injected relevant), 5 of 42 queries injecting something irrelevant (11.9%),
+// 17/26 found at UserPromptSubmit, 6/8 at SessionStart, 7/8 negatives silent
+// (neg-infra-cost-tag injects the VPC endpoints' learning on aws, cost, network). After the
+// fourth round: precision@3 0.839 (26 of 31), 3 of 42 dirty (7.1%), 20/26 and 6/8 found, 7/8
+// negatives silent (cronjob typed in lower case is CronJob's identifier; production is no
+// longer stemmed to product; a views.py of another directory carries no session start; a
+// topic's second learning needs half its first one's text score; a chatty prompt's
+// adverbs are chatter). The floors are these figures (20/26 meets issue 16's 0.75): a change
+// may not lose on them.
+func TestRelevanceHeldout4(t *testing.T) {
+	f := measureSet(t, fixtures.RelevanceHeldout4)
+	f.log(t, "held out 4")
+	if f.relevant < 26 || f.precision() < 0.838 || f.dirty > 3 || f.silent < 7 || f.found["prompt"] < 20 || f.found["start"] < 6 {
+		f.fail(t, "held out 4")
 	}
 }
