@@ -8,6 +8,9 @@ import (
 )
 
 func init() {
+	if len(os.Args) < 2 || !engineline.Runs(os.Args[1:]) {
+		return // the lean reflect's own command: not even os.Executable's readlink (0.7% of a hook in perf)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return
