@@ -258,6 +258,9 @@ func Load(sharedPath, localPath string) (Config, []Warning, error) {
 			errs = append(errs, fmt.Errorf("read settings: %w", err))
 			continue
 		}
+		if isTemplate(f.scope, data) {
+			continue // the file as reflect init wrote it says the defaults, which cfg holds
+		}
 		w, err := decode(&cfg, f.scope, f.path, data)
 		warnings = append(warnings, w...)
 		if err != nil {
@@ -265,6 +268,17 @@ func Load(sharedPath, localPath string) (Config, []Warning, error) {
 		}
 	}
 	return cfg, warnings, errors.Join(errs...)
+}
+
+// isTemplate says whether data is the file of scope as reflect init writes it, unedited, whose
+// values are the defaults (TestParseShared and TestParseLocal hold them so): every hook loads
+// both files, and decoding them cold was ~0.15 ms of a capture hook's ~0.5 ms of own work
+// (perf: config.Load 4.3% of a Stop hook's samples; BenchmarkLoad 31 us warm).
+func isTemplate(scope Scope, data []byte) bool {
+	if scope == Shared {
+		return string(data) == DefaultFile
+	}
+	return string(data) == DefaultLocalFile
 }
 
 // ParseShared decodes the shared file's data (path is used in messages) over the defaults

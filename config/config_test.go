@@ -255,3 +255,29 @@ func TestSplitLeavesOldDefaults(t *testing.T) {
 		t.Fatalf("local after the split: %+v, %v", lc.Drain, err)
 	}
 }
+
+// Load skips decoding a file that is its template, unedited: that is the same only while
+// decoding the templates gives the defaults with no warning, which this holds.
+func TestTemplatesAreDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		scope Scope
+		data  string
+	}{{Shared, DefaultFile}, {Local, DefaultLocalFile}} {
+		cfg := Default()
+		w, err := decode(&cfg, tt.scope, "f", []byte(tt.data))
+		if err != nil || len(w) != 0 || cfg != Default() {
+			t.Errorf("scope %v: decoding the template gives %+v, warnings %v, %v; want the defaults", tt.scope, cfg, w, err)
+		}
+		if !isTemplate(tt.scope, []byte(tt.data)) || isTemplate(tt.scope, []byte(tt.data+"\n")) {
+			t.Errorf("scope %v: isTemplate does not tell the template from an edit", tt.scope)
+		}
+	}
+	dir := t.TempDir()
+	shared, local := filepath.Join(dir, FileName), filepath.Join(dir, LocalFileName)
+	os.WriteFile(shared, []byte(DefaultFile), 0o644)
+	os.WriteFile(local, []byte(strings.Replace(DefaultLocalFile, `watch = "5m"`, `watch = "1m"`, 1)), 0o644)
+	cfg, _, err := Load(shared, local)
+	if err != nil || cfg.History.Watch.Std() != time.Minute {
+		t.Fatalf("an edited local file beside the shared template: history.watch %v, %v; want 1m", cfg.History.Watch.Std(), err)
+	}
+}
