@@ -7,7 +7,7 @@
 // own start-up (reflect-engine's 8 ms, bleve's automata included) is spent again at every turn.
 // So the importer the first Stop starts stays, watching its session (Watch); a later Stop
 // pokes it (Poke: one byte appended to a file, one lock tried) and starts nothing. The
-// importer leaves after history.watch without a poke.
+// importer leaves after history.watch without a poke; at most MaxWatchers stay at once.
 //
 // Nothing is lost between the two: a poke appends before it looks at the lock, and an
 // importer that leaves lets the lock go before its last look at the marker; so a poke it did
@@ -22,6 +22,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,6 +37,11 @@ const Every = 50 * time.Millisecond
 
 // stale is how long a marker nobody pokes is kept (a session's; one byte a turn).
 const stale = 7 * 24 * time.Hour
+
+// MaxWatchers bounds the importers that stay at once for one memory (each an idle process of
+// ~25 MB): sessions going on at the same time on one machine are a few; a flood of Stops
+// naming transcripts of their own gets plain imports past it.
+const MaxWatchers = 4
 
 // Dir is where the markers and locks of the watched transcripts are, under a memory's state
 // directory (.git/reflect).
@@ -83,10 +89,22 @@ func Poke(stateDir, transcript string) (bool, error) {
 // Watch imports transcript's turns as pokes come, for as long as they come at most idle
 // apart: imp at once, then again after each poke (pokes that come while it runs make one more
 // run). It returns when idle passed without a poke, ctx ended or the state directory is gone;
-// watched is false when another process watches transcript already (then it does nothing).
+// watched is false, and nothing was done, when another process watches transcript already,
+// when MaxWatchers watch other transcripts, or when transcript is not a regular file.
 // An error of imp is handed to failed and the watch goes on.
 func Watch(ctx context.Context, stateDir, transcript string, idle time.Duration, imp func() error, failed func(error)) (watched bool, err error) {
+	if fi, err := os.Stat(transcript); err != nil || !fi.Mode().IsRegular() {
+		return false, nil // nothing to watch: the caller's import says why
+	}
 	marker, lock := paths(stateDir, transcript)
+	var slot func()
+	for i := 0; i < MaxWatchers && slot == nil; i++ {
+		slot, _ = lockfile.Take(ctx, filepath.Join(Dir(stateDir), fmt.Sprintf("slot-%d.lock", i)), 0)
+	}
+	if slot == nil {
+		return false, nil
+	}
+	defer slot()
 	unlock, err := lockfile.Take(ctx, lock, 0)
 	if errors.Is(err, lockfile.ErrHeld) {
 		return false, nil

@@ -15,7 +15,7 @@ import (
 // that come while it imports; it leaves after idle, and a poke after that finds none.
 func TestPokeAndWatch(t *testing.T) {
 	state := t.TempDir()
-	const transcript = "/home/u/.claude/projects/p/s.jsonl"
+	transcript := session(t)
 	if watched, err := Poke(state, transcript); err != nil || watched {
 		t.Fatalf("Poke with no importer = %v, %v; want false", watched, err)
 	}
@@ -65,7 +65,7 @@ func TestPokeAndWatch(t *testing.T) {
 // importing a last poke it had not seen; an import that fails is reported and the watch goes on.
 func TestWatchLeaves(t *testing.T) {
 	state := t.TempDir()
-	const transcript = "/t/s.jsonl"
+	transcript := session(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var runs atomic.Int32
 	var failures atomic.Int32
@@ -134,6 +134,44 @@ func TestPrune(t *testing.T) {
 	}
 }
 
+// session is a transcript file to watch.
+func session(t testing.TB) string {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// At most MaxWatchers importers stay; one for a transcript that is missing or not a file
+// does not.
+func TestWatchBounds(t *testing.T) {
+	state := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	started := make(chan struct{}, MaxWatchers)
+	for range MaxWatchers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			Watch(ctx, state, session(t), time.Hour, func() error { started <- struct{}{}; return nil }, func(error) {})
+		}()
+	}
+	for range MaxWatchers {
+		<-started
+	}
+	if watched, _ := Watch(ctx, state, session(t), time.Hour, func() error { return nil }, func(error) {}); watched {
+		t.Error("a watcher past MaxWatchers stayed")
+	}
+	cancel()
+	wg.Wait()
+	for _, p := range []string{"/nonexistent/s.jsonl", t.TempDir(), "/dev/null"} {
+		if watched, _ := Watch(context.Background(), state, p, time.Hour, func() error { return nil }, func(error) {}); watched {
+			t.Errorf("%s was watched", p)
+		}
+	}
+}
+
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
 	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
@@ -150,7 +188,8 @@ func BenchmarkPoke(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := make(chan struct{})
-	go Watch(ctx, state, "/t", time.Hour, func() error {
+	transcript := session(b)
+	go Watch(ctx, state, transcript, time.Hour, func() error {
 		select {
 		case <-started:
 		default:
@@ -160,7 +199,7 @@ func BenchmarkPoke(b *testing.B) {
 	}, func(error) {})
 	<-started
 	for b.Loop() {
-		if watched, err := Poke(state, "/t"); err != nil || !watched {
+		if watched, err := Poke(state, transcript); err != nil || !watched {
 			b.Fatal(watched, err)
 		}
 	}
