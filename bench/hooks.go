@@ -94,9 +94,7 @@ func runHooks(n, runs, projects int) error {
 		time.Sleep(2 * watch.Every)
 		settle(home)
 		// the first Stop of a session: no importer watches it yet
-		for testenv.StopWatchers(home) > 0 {
-			time.Sleep(10 * time.Millisecond)
-		}
+		testenv.StopWatchers(home)
 		if d, err = hook(payload("Stop", map[string]any{"stop_hook_active": false})); err != nil {
 			return err
 		}

@@ -14,8 +14,8 @@ import (
 
 // TestStopWatchesSession, with the real programs: a session's first Stop starts the history
 // import, which stays to watch the session; the next Stops start no process, yet what their
-// turns said is found by `reflect history search`; asked to stop (as a signal asks it), the
-// importer leaves, and the memory is healthy.
+// turns said is found by `reflect history search`; asked to leave (history/watch.Leave, as
+// testenv.WaitDetached asks), the importer leaves, and the memory is healthy.
 func TestStopWatchesSession(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")

@@ -61,8 +61,9 @@ func TestPokeAndWatch(t *testing.T) {
 	}
 }
 
-// An importer that is told to stop (its context: a signal) or whose memory is removed leaves,
-// importing a last poke it had not seen; an import that fails is reported and the watch goes on.
+// An importer that is told to stop (its context: a signal), asked to leave, or whose memory is
+// removed leaves, importing a last poke it had not seen; an import that fails is reported and
+// the watch goes on.
 func TestWatchLeaves(t *testing.T) {
 	state := t.TempDir()
 	transcript := session(t)
@@ -90,6 +91,32 @@ func TestWatchLeaves(t *testing.T) {
 	}
 	if failures.Load() != 1 {
 		t.Fatalf("%d failures reported; want 1", failures.Load())
+	}
+
+	// asked to leave (what tests and the bench ask), after a poke it had not seen
+	done = make(chan struct{})
+	runs.Store(0)
+	go func() {
+		Watch(context.Background(), state, transcript, time.Hour, func() error { runs.Add(1); return nil }, func(error) {})
+		close(done)
+	}()
+	waitFor(t, func() bool { return runs.Load() == 1 })
+	Poke(state, transcript)
+	stay, err := Leave(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Watch did not leave when asked to")
+	}
+	stay()
+	if runs.Load() != 2 {
+		t.Fatalf("%d imports; want 2: the poke before the leave is imported", runs.Load())
+	}
+	if watched, _ := Poke(state, transcript); watched {
+		t.Fatal("an importer still watches after it left")
 	}
 
 	gone := filepath.Join(t.TempDir(), "state")

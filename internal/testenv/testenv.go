@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/reflect-memory/reflect/history/watch"
 )
 
 // SetHome gives the test an empty HOME and XDG_CONFIG_HOME, no system git config, and a
@@ -33,13 +32,15 @@ func SetHome(t testing.TB) {
 // WaitDetached waits for the detached reflect processes that commands and hooks start on
 // the knowledge repository at home (drain, sync, index catch-up or build, pool refill, history
 // import): until no other process names home on its command line (Linux's /proc; elsewhere it
-// only waits on the locks), then until their locks are free. A history importer that stays
-// to watch its session (history import --watch) is asked to leave first, as a signal asks
-// it: it finishes the import under way. A test calls it before its temporary directory is
-// removed.
+// only waits on the locks), then until their locks are free. The history importers that stay
+// to watch their sessions (history import --watch) are asked to leave first
+// (history/watch.Leave): each imports what it was poked for and goes. A test calls it before
+// its temporary directory is removed.
 func WaitDetached(home string) {
+	if stay, err := watch.Leave(filepath.Join(home, ".git", "reflect")); err == nil {
+		defer stay()
+	}
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
-		StopWatchers(home)
 		time.Sleep(30 * time.Millisecond)
 		if !runningOn(home) {
 			break
@@ -53,27 +54,28 @@ func WaitDetached(home string) {
 	}
 }
 
-// StopWatchers sends SIGTERM to the history importers watching a session of home (history
-// import --watch) and says how many it signalled.
-func StopWatchers(home string) int {
-	n := 0
+// StopWatchers asks the history importers watching sessions of the memory at home to leave and
+// waits (at most 20 s) until none runs; later Stops start new ones.
+func StopWatchers(home string) {
+	stay, err := watch.Leave(filepath.Join(home, ".git", "reflect"))
+	if err != nil {
+		return
+	}
+	defer stay()
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) && watching(home); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// watching says whether a history importer watches a session of home (Linux's /proc).
+func watching(home string) bool {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(b, []byte(home)) {
-			continue
-		}
-		args := bytes.Split(b, []byte{0})
-		if !slices.ContainsFunc(args, func(a []byte) bool { return string(a) == "--watch" }) {
-			continue
-		}
-		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil && pid != os.Getpid() {
-			if proc, err := os.FindProcess(pid); err == nil && proc.Signal(syscall.SIGTERM) == nil {
-				n++
-			}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) && bytes.Contains(b, []byte("\x00--watch\x00")) {
+			return true
 		}
 	}
-	return n
+	return false
 }
 
 // runningOn reports whether a process other than this one has home on its command line.
