@@ -116,8 +116,12 @@ again). Files that cannot be used are listed with the reason.`,
 			if watchFor > 0 && transcript != "" {
 				// the Stop hook's importer stays for the session's next turns (package watch)
 				watched, err := a.watchTranscript(cmd.Context(), r, transcript, watchFor, o)
-				if watched || err != nil {
-					return err
+				if watched {
+					return nil
+				}
+				if err != nil {
+					// the watch could not begin (its locks): the turn is imported all the same
+					o.Log.Warn("history import: cannot watch the session", "transcript", transcript, "err", err)
 				}
 			}
 			rep, err := history.At(r.StateDir()).Import(cmd.Context(), o)
