@@ -402,10 +402,6 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 	return res.err
 }
 
-// afterwards starts `reflect ARGS…` detached as the hook ends, after last-event.json: a
-// process spawned mid-hook (the Stop hook's history import, reflect-engine) started on the
-// other core while the hook still worked, and bench -hooks measured the Stop hook at 1.4–1.5×
-// the process start-up. What a handler asked for runs even when it then passed its deadline.
 // importHistory has the session history archive the transcript as it grows, off the agent's
 // path: the importer that watches the session imports the new turn when one does (a poke,
 // package watch), else one is started, which then watches the session for history.watch; it is
@@ -426,6 +422,10 @@ func (e *event) importHistory() {
 	e.afterwards(args...)
 }
 
+// afterwards starts `reflect ARGS…` detached as the hook ends, after last-event.json: a
+// process spawned mid-hook (the Stop hook's history import, reflect-engine) started on the
+// other core while the hook still worked, and bench -hooks measured the Stop hook at 1.4–1.5×
+// the process start-up. What a handler asked for runs even when it then passed its deadline.
 func (e *event) afterwards(args ...string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
