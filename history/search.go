@@ -145,8 +145,7 @@ func (a *Archive) Search(ctx context.Context, q Query) (*Result, error) {
 	} else if q.Project == "" {
 		res.Project = learnings.Global
 	}
-	// the catalog (a gob of every session and stream: 13% of a rare-needle search's CPU) is
-	// decoded while the index opens, on the other core
+	// the catalog (catalog.go) is read while the index opens, on the other core
 	type loaded struct {
 		cat *catalog
 		err error
@@ -237,8 +236,8 @@ func (a *Archive) find(ctx context.Context, idx bleve.Index, cat *catalog, p par
 		}
 		// a document whose stream or message the catalog does not know is the leftover of
 		// an import that died; the next import replaces it
-		strm := cat.Streams[stream]
-		if strm == nil || seq >= strm.Messages || cat.Sessions[strm.Session] == nil {
+		strm := cat.stream(stream)
+		if strm == nil || seq >= strm.Messages || cat.session(strm.Session) == nil {
 			continue
 		}
 		hits = append(hits, hit{stream, seq, class, h.Score})
@@ -271,7 +270,7 @@ func (a *Archive) confirm(cat *catalog, hits []hit, p parsed, anyTerm bool) ([]h
 	var lines storeLines
 	for _, stream := range streams {
 		var err error
-		buf, lines, err = a.readStoreInto(stream, cat.Streams[stream].Messages, buf, lines)
+		buf, lines, err = a.readStoreInto(stream, cat.stream(stream).Messages, buf, lines)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -304,7 +303,7 @@ type group struct {
 func rank(cat *catalog, hits []hit, q Query) []*group {
 	by := map[string]*group{}
 	for _, h := range hits {
-		s := cat.Sessions[cat.Streams[h.stream].Session]
+		s := cat.session(cat.stream(h.stream).Session)
 		g := by[s.Key]
 		if g == nil {
 			g = &group{sess: s}
@@ -382,7 +381,7 @@ func (a *Archive) evidence(cat *catalog, g *group, p parsed, q Query, b *budget)
 	longest := 2 * (q.Before + q.After + 1)
 	var spans []span
 	for _, h := range best {
-		n := cat.Streams[h.stream].Messages
+		n := cat.stream(h.stream).Messages
 		w := span{h.stream, max(0, h.seq-q.Before), min(n-1, h.seq+q.After)}
 		placed := false
 		for i := range spans {
@@ -406,7 +405,7 @@ func (a *Archive) evidence(cat *catalog, g *group, p parsed, q Query, b *budget)
 	}
 	sort.Slice(spans, func(i, j int) bool {
 		x, y := spans[i], spans[j]
-		xa, ya := cat.Streams[x.stream].Agent, cat.Streams[y.stream].Agent
+		xa, ya := cat.stream(x.stream).Agent, cat.stream(y.stream).Agent
 		if xa != ya {
 			return xa < ya // the main transcript first
 		}
@@ -428,7 +427,7 @@ func (a *Archive) evidence(cat *catalog, g *group, p parsed, q Query, b *budget)
 		l, ok := lines[w.stream]
 		if !ok {
 			var err error
-			l, err = a.readStore(w.stream, cat.Streams[w.stream].Messages)
+			l, err = a.readStore(w.stream, cat.stream(w.stream).Messages)
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return sh, err
 			}
@@ -440,7 +439,7 @@ func (a *Archive) evidence(cat *catalog, g *group, p parsed, q Query, b *budget)
 				w.from--
 			}
 		}
-		win := Window{Subagent: cat.Streams[w.stream].Agent, From: w.from, To: w.from - 1, Messages: []Message{}}
+		win := Window{Subagent: cat.stream(w.stream).Agent, From: w.from, To: w.from - 1, Messages: []Message{}}
 		for seq := w.from; seq <= w.to && !b.reached; seq++ {
 			r, ok := l.get(seq)
 			if !ok {
