@@ -298,13 +298,18 @@ func TestOtherFile(t *testing.T) {
 // TestPickSameTopic: a learning a topic gave after another it gave is kept only when its
 // text score is at least SameTopic of that one's; one of another topic, or of a team's
 // memory, is held to the floor against the best only (text scores of two queries, or two
-// indexes, are not on one scale).
+// indexes, are not on one scale) — unless its own topic's query scored a learning injected
+// for another topic: then it needs SameTopic of that one's score in that query.
 func TestPickSameTopic(t *testing.T) {
 	cand := func(id, topic string, score float64) Candidate {
 		return Candidate{Hit: index.Hit{Doc: index.Doc{ID: id, Title: id}, Score: score}, Topic: topic, Coverage: 1, Rarity: 3, Relative: 1, Final: score}
 	}
 	team := func(c Candidate) Candidate {
 		c.From.Team = &TeamFrom{Name: "platform", Reviewed: true}
+		return c
+	}
+	peers := func(c Candidate, id string, score float64) Candidate {
+		c.peers = []index.Hit{{Doc: index.Doc{ID: id}, Score: score}, c.Hit}
 		return c
 	}
 	cases := []struct {
@@ -317,6 +322,12 @@ func TestPickSameTopic(t *testing.T) {
 		{"another topic, under half", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 4)}, []string{"a", "b"}},
 		{"under the floor", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 2)}, []string{"a"}},
 		{"same topic, another memory", []Candidate{cand("a", "prompt", 10), team(cand("b", "prompt", 4))}, []string{"a", "b"}},
+		// a learning injected for a commit that the branch's query scored first holds the
+		// branch's runner-up to half its score there
+		{"its topic's query scores an injected one higher", []Candidate{cand("a", "commit: x", 10), peers(cand("b", "branch: y", 4), "a", 9)}, []string{"a"}},
+		{"its topic's query scores an injected one, half", []Candidate{cand("a", "commit: x", 10), peers(cand("b", "branch: y", 4.5), "a", 9)}, []string{"a", "b"}},
+		{"its topic's query scores one not injected higher", []Candidate{cand("a", "commit: x", 10), peers(cand("b", "branch: y", 4), "c", 9)}, []string{"a", "b"}},
+		{"its topic's query scores another memory's", []Candidate{cand("a", "commit: x", 10), team(peers(cand("b", "branch: y", 4), "a", 9))}, []string{"a", "b"}},
 	}
 	for _, c := range cases {
 		out := &Result{Candidates: c.cs}
