@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -338,6 +339,29 @@ func TestPickSameTopic(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%s: injected %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestClauses: a prompt is cut into the requests it makes at sentence ends, lines,
+// semicolons, commas and "and"/"then", but not inside brackets or quotes, where commas and
+// colons separate a call's arguments or an error message's parts (7 of the relevance sets'
+// 379 queries were cut inside one: slog.Debug("refresh", "token", tok) gave three clauses).
+func TestClauses(t *testing.T) {
+	cases := []struct {
+		prompt string
+		want   []string
+	}{
+		{"add a column, migrate the dev database and run the db tests", []string{"add a column", "migrate the dev database", "run the db tests"}},
+		{`I'll add slog.Debug("refresh", "token", tok) in the handler, ok?`, []string{`I'll add slog.Debug("refresh", "token", tok) in the handler`, "ok?"}},
+		{`403 {"detail": "CSRF token missing"} from the void button`, []string{`403 {"detail": "CSRF token missing"} from the void button`}},
+		{"worker logs `Invoice.DoesNotExist: no match.` then stops", []string{"worker logs `Invoice.DoesNotExist: no match.`", "stops"}},
+		{`it says "(a, b" and c`, []string{`it says "(a, b"`, "c"}},        // a bracket inside quotes is text
+		{"a stray ( paren, and more", []string{"a stray ( paren", "more"}}, // one left open encloses nothing
+	}
+	for _, c := range cases {
+		if got := clauses(c.prompt); !slices.Equal(got, c.want) {
+			t.Errorf("clauses(%q) = %q, want %q", c.prompt, got, c.want)
 		}
 	}
 }
