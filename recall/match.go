@@ -286,12 +286,22 @@ func clauseRelative(cs []Candidate) {
 	}
 }
 
-// better: c qualifies where o does not, or matches its topic more closely.
+// better: c qualifies where o does not; or, both qualifying on a session start's topics, its
+// topic's query scores the learning higher; or it matches its topic more closely. A learning
+// is ranked, and held to the floors, by its text score on the topic it is judged on: with
+// verification analyzed as verify, the Stripe webhook-idempotency learning, judged on a commit
+// subject it matched more closely (62%, the query's best) than the branch (all of it, at 58%
+// of that query's best), scored 0.29 there against 0.60 on the branch, and fell under the
+// floor of 30% of the best. A prompt's clauses share its query and its score, so there
+// closeness decides.
 func (c Candidate) better(o Candidate, g Gates, cfg config.Recall) bool {
 	_, _, okC := g.qualify(&c, cfg)
 	_, _, okO := g.qualify(&o, cfg)
 	if okC != okO {
 		return okC
+	}
+	if okC && c.peers != nil && o.peers != nil && c.Score != o.Score {
+		return c.Score > o.Score
 	}
 	return c.Relative*c.Coverage > o.Relative*o.Coverage
 }

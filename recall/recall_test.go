@@ -365,3 +365,27 @@ func TestClauses(t *testing.T) {
 		}
 	}
 }
+
+// TestBetterTopic: a learning that qualifies on two of a session start's topics is judged on
+// the one whose query scores it higher, not the one it matches more closely; on a prompt and
+// its clauses (one query, one score) closeness decides.
+func TestBetterTopic(t *testing.T) {
+	cfg := config.Recall{MinCoverage: 0.4}
+	start := func(topic string, score, rel, cov float64) Candidate {
+		h := index.Hit{Doc: index.Doc{ID: "a"}, Score: score}
+		return Candidate{Hit: h, Topic: topic, Coverage: cov, Rarity: 2, Relative: rel, peers: []index.Hit{h}}
+	}
+	branch, commit := start("branch: fix/x", 0.60, 0.58, 1), start("commit: y", 0.29, 1, 0.62)
+	if !branch.better(commit, DefaultGates(), cfg) || commit.better(branch, DefaultGates(), cfg) {
+		t.Error("a learning qualifying on two topics is not judged on the one scoring it higher")
+	}
+	weak := start("commit: z", 0.9, 1, 0.2) // scores higher, does not qualify
+	if weak.better(branch, DefaultGates(), cfg) {
+		t.Error("a topic it does not qualify on won over one it does")
+	}
+	prompt, clause := start("prompt", 0.5, 1, 0.62), start("clause: y", 0.5, 1, 1)
+	prompt.peers, clause.peers = nil, nil
+	if !clause.better(prompt, DefaultGates(), cfg) {
+		t.Error("a prompt's clause it matches wholly is not preferred")
+	}
+}
