@@ -293,7 +293,7 @@ func containsApostrophe(b []byte) bool {
 }
 
 // compoundFilter says an irregular verb form as its verb (irregular), a British spelling as
-// the American one (british), a word the stemmer would fold into another one unstemmed
+// the American one (british), a derived noun as its verb (derived), a word the stemmer would fold into another one unstemmed
 // (unstemmed), and a phrasal verb as
 // the one word it is also written as: "log in",
 // "logged in" and "login"; "timed out" and "timeout"; "set up" and "setup"; "rolled back"
@@ -357,6 +357,39 @@ var irregular = sync.OnceValue(func() map[string]string {
 	}
 })
 
+// derived maps derived forms the Porter stemmer cuts apart from their verb to that verb, which
+// it then stems with the verb's own forms: its -y step keeps the y of a noun (expiry is expiri,
+// delivery deliveri, summary summari) that the verb's forms drop (expire, expired, expiration:
+// expir), its -ify step keeps the i of the verb (verify, verified: verifi) that the -ication
+// noun drops (verification: verif), and it leaves failure (failur) and flake apart from fail
+// and flaky. So "token expiry" never met "token expired", "webhook deliveries" a webhook
+// "delivered twice", nor "verify the signature" a learning about signature verification. Only
+// forms whose verb means the same thing are listed (not entry: enter, registry: register,
+// resolution: resolve, certificate: certify).
+var derived = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, g := range []struct{ verb, forms string }{
+		{"expire", "expiry expiries"},
+		{"deliver", "delivery deliveries"},
+		{"redeliver", "redelivery redeliveries"},
+		{"recover", "recovery recoveries"},
+		{"discover", "discovery discoveries"},
+		{"verify", "verification verifications"},
+		{"notify", "notification notifications"},
+		{"modify", "modification modifications"},
+		{"specify", "specification specifications"},
+		{"identify", "identification"},
+		{"summarize", "summary summaries"},
+		{"fail", "failure failures"},
+		{"flaky", "flake flakes flaked flaking"},
+	} {
+		for _, f := range strings.Fields(g.forms) {
+			m[f] = g.verb
+		}
+	}
+	return m
+})
+
 // unstemmed are words the Porter stemmer folds into another word of code, each mapped to
 // the form it is held in (not stemmed): production is product to it, so prod (production)
 // found learnings about a product table; important is import, so "the important part" met
@@ -404,7 +437,7 @@ var british = sync.OnceValue(func() map[string]string {
 })
 
 func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
-	irregular, british, unstemmed, compounds := irregular(), british(), unstemmed(), compounds()
+	irregular, british, derived, unstemmed, compounds := irregular(), british(), derived(), unstemmed(), compounds()
 	out := in[:0]
 	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
 	for i := 0; i < len(in); i++ {
@@ -417,6 +450,8 @@ func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 				t.Term = []byte(base)
 			} else if us, ok := british[string(t.Term)]; ok {
 				t.Term = []byte(us)
+			} else if verb, ok := derived[string(t.Term)]; ok {
+				t.Term = []byte(verb)
 			}
 			if w, ok := unstemmed[string(t.Term)]; ok {
 				t.Term, t.KeyWord = []byte(w), true
