@@ -367,27 +367,21 @@ var irregular = sync.OnceValue(func() map[string]string {
 // forms whose verb means the same thing are listed (not entry: enter, registry: register,
 // resolution: resolve, certificate: certify).
 var derived = sync.OnceValue(func() map[string]string {
-	m := map[string]string{}
-	for _, g := range []struct{ verb, forms string }{
-		{"expire", "expiry expiries"},
-		{"deliver", "delivery deliveries"},
-		{"redeliver", "redelivery redeliveries"},
-		{"recover", "recovery recoveries"},
-		{"discover", "discovery discoveries"},
-		{"verify", "verification verifications"},
-		{"notify", "notification notifications"},
-		{"modify", "modification modifications"},
-		{"specify", "specification specifications"},
-		{"identify", "identification"},
-		{"summarize", "summary summaries"},
-		{"fail", "failure failures"},
-		{"flaky", "flake flakes flaked flaking"},
-	} {
-		for _, f := range strings.Fields(g.forms) {
-			m[f] = g.verb
-		}
-	}
-	return m
+	return byForm(
+		"expire", "expiry expiries",
+		"deliver", "delivery deliveries",
+		"redeliver", "redelivery redeliveries",
+		"recover", "recovery recoveries",
+		"discover", "discovery discoveries",
+		"verify", "verification verifications",
+		"notify", "notification notifications",
+		"modify", "modification modifications",
+		"specify", "specification specifications",
+		"identify", "identification",
+		"summarize", "summary summaries",
+		"fail", "failure failures",
+		"flaky", "flake flakes flaked flaking",
+	)
 })
 
 // unstemmed are words the Porter stemmer folds into another word of code, each mapped to
@@ -396,20 +390,26 @@ var derived = sync.OnceValue(func() map[string]string {
 // learnings about imports; general and generic are generate (gener); authorization is
 // author, a commit's.
 var unstemmed = sync.OnceValue(func() map[string]string {
+	return byForm(
+		"production", "production productions",
+		"important", "important importance importantly",
+		"general", "general generally",
+		"generic", "generic generics",
+		"authorization", "authorization authorizations authorize authorized authorizes authorizing",
+	)
+})
+
+// byForm maps each of a list's forms (the second of each pair, space-separated) to the word
+// it is held as (the first).
+func byForm(pairs ...string) map[string]string {
 	m := map[string]string{}
-	for _, g := range []struct{ held, forms string }{
-		{"production", "production productions"},
-		{"important", "important importance importantly"},
-		{"general", "general generally"},
-		{"generic", "generic generics"},
-		{"authorization", "authorization authorizations authorize authorized authorizes authorizing"},
-	} {
-		for _, f := range strings.Fields(g.forms) {
-			m[f] = g.held
+	for i := 0; i+1 < len(pairs); i += 2 {
+		for _, f := range strings.Fields(pairs[i+1]) {
+			m[f] = pairs[i]
 		}
 	}
 	return m
-})
+}
 
 // british maps British spellings of words said of code to the American ones, which the
 // stemmer cuts apart ("organisation" is organis, "organization" organ; analys, analyz):
