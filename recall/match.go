@@ -38,8 +38,8 @@ type Gates struct {
 	// Decisive is the weight of a word few learnings hold. A trigger of this much weight, a
 	// run of three words of a phrase of twice it, a touched file's path or name of it, an
 	// identifier of it in the title, tags, entities or triggers of a learning scoring near
-	// the best (or a compound one no other learning holds, above RelativeFloor) carries a
-	// match alone.
+	// the best (or a compound one no other learning holds, above RelativeFloor, scoring near
+	// the best or holding Broad of the topic) carries a match alone.
 	Decisive float64
 	// SameTopic: a learning a topic gave after another one it gave is kept only with a text
 	// score of at least this share of that one's.
@@ -318,7 +318,7 @@ func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bo
 		case m.Kind == string(Whole) && c.Topic == "files" && m.Weight >= g.Decisive:
 			return "file", fmt.Sprintf("names %s, which the recent commits touched", m.Said), true
 		case m.Kind == string(Whole) && m.Weight >= g.Decisive && m.Strength >= fieldStrength["tags"] && c.Relative >= g.Top,
-			m.Kind == string(Whole) && m.Weight >= 1 && strings.ContainsAny(m.Said, "./-_:@") && c.Relative >= g.RelativeFloor:
+			m.Kind == string(Whole) && m.Weight >= 1 && strings.ContainsAny(m.Said, "./-_:@") && c.Relative >= g.RelativeFloor && (c.Relative >= g.Top || c.Coverage >= g.Broad):
 			return "identifier", fmt.Sprintf("holds the identifier %s, which few learnings hold (weight %.2f)", m.Said, m.Weight), true
 		}
 		if m.Kind != "phrase" && m.Kind != "trigger" {

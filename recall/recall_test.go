@@ -389,3 +389,25 @@ func TestBetterTopic(t *testing.T) {
 		t.Error("a prompt's clause it matches wholly is not preferred")
 	}
 }
+
+// TestCompoundIdentifierAlone: a compound identifier no other learning holds carries a match
+// alone when the learning scores near its query's best or holds most of the topic, not when
+// another learning scores twice it and it holds a third of the request ("an index on
+// refresh_tokens(user_id) … goose migration" is about the migration learning, not the one
+// about rotating refresh tokens).
+func TestCompoundIdentifierAlone(t *testing.T) {
+	cfg := config.Recall{MinCoverage: 0.4}
+	cand := func(rel, cov float64) Candidate {
+		return Candidate{Topic: "prompt", Relative: rel, Coverage: cov, Rarity: 1.7,
+			Matches: []Match{{Said: "refresh_tokens", Kind: string(Whole), Weight: 1, Strength: fieldStrength["entities"]}}}
+	}
+	for _, c := range []struct {
+		rel, cov float64
+		want     bool
+	}{{1, 0.31, true}, {0.34, 1, true}, {0.46, 0.31, false}, {0.2, 1, false}} {
+		x := cand(c.rel, c.cov)
+		if rule, _, ok := DefaultGates().qualify(&x, cfg); (ok && rule == "identifier") != c.want {
+			t.Errorf("relative %.2f, coverage %.2f: rule %s (%v), want the identifier rule: %v", c.rel, c.cov, rule, ok, c.want)
+		}
+	}
+}
