@@ -42,7 +42,8 @@ type Gates struct {
 	// the best or holding Broad of the topic) carries a match alone.
 	Decisive float64
 	// SameTopic: a learning a topic gave after another one it gave is kept only with a text
-	// score of at least this share of that one's.
+	// score of at least this share of that one's, and a session start's learning only with at
+	// least this share of the score its topic's query gave one injected for another topic.
 	SameTopic float64
 }
 

