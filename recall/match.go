@@ -130,6 +130,7 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 			// as it is when typed as written
 			m.Kind = string(Whole)
 		case found > 0:
+			sc.Credit = vocabulary().credit(t.Word, t.Forms[found])
 			m.Found, m.Kind = strings.Join(t.Forms[found], " "), "vocabulary"
 		case found < 0 && len(t.Parts) > 0:
 			var held []string
