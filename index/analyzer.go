@@ -293,7 +293,7 @@ func containsApostrophe(b []byte) bool {
 }
 
 // compoundFilter says an irregular verb form as its verb (irregular), a British spelling as
-// the American one (british), a word the stemmer would fold into another one unstemmed
+// the American one (british), a derived noun as its verb (derived), a word the stemmer would fold into another one unstemmed
 // (unstemmed), and a phrasal verb as
 // the one word it is also written as: "log in",
 // "logged in" and "login"; "timed out" and "timeout"; "set up" and "setup"; "rolled back"
@@ -357,26 +357,59 @@ var irregular = sync.OnceValue(func() map[string]string {
 	}
 })
 
+// derived maps derived forms the Porter stemmer cuts apart from their verb to that verb, which
+// it then stems with the verb's own forms: its -y step keeps the y of a noun (expiry is expiri,
+// delivery deliveri, summary summari) that the verb's forms drop (expire, expired, expiration:
+// expir), its -ify step keeps the i of the verb (verify, verified: verifi) that the -ication
+// noun drops (verification: verif), and it leaves failure (failur) and flake apart from fail
+// and flaky. So "token expiry" never met "token expired", "webhook deliveries" a webhook
+// "delivered twice", nor "verify the signature" a learning about signature verification. Only
+// forms whose verb means the same thing are listed (not entry: enter, registry: register,
+// resolution: resolve, certificate: certify).
+var derived = sync.OnceValue(func() map[string]string {
+	return byForm(
+		"expire", "expiry expiries",
+		"deliver", "delivery deliveries",
+		"redeliver", "redelivery redeliveries",
+		"recover", "recovery recoveries",
+		"discover", "discovery discoveries",
+		"verify", "verification verifications",
+		"notify", "notification notifications",
+		"modify", "modification modifications",
+		"specify", "specification specifications",
+		"identify", "identification",
+		"summarize", "summary summaries",
+		"fail", "failure failures",
+		"flaky", "flake flakes flaked flaking",
+	)
+})
+
 // unstemmed are words the Porter stemmer folds into another word of code, each mapped to
 // the form it is held in (not stemmed): production is product to it, so prod (production)
 // found learnings about a product table; important is import, so "the important part" met
 // learnings about imports; general and generic are generate (gener); authorization is
 // author, a commit's.
 var unstemmed = sync.OnceValue(func() map[string]string {
+	return byForm(
+		"production", "production productions",
+		"important", "important importance importantly",
+		"general", "general generally",
+		"generic", "generic generics",
+		"authorization", "authorization authorizations authorize authorized authorizes authorizing",
+	)
+})
+
+// byForm maps each of a list's forms (the second of each pair, space-separated) to the word
+// it is held as (the first).
+func byForm(pairs ...string) map[string]string {
 	m := map[string]string{}
-	for _, g := range []struct{ held, forms string }{
-		{"production", "production productions"},
-		{"important", "important importance importantly"},
-		{"general", "general generally"},
-		{"generic", "generic generics"},
-		{"authorization", "authorization authorizations authorize authorized authorizes authorizing"},
-	} {
-		for _, f := range strings.Fields(g.forms) {
-			m[f] = g.held
+	for i := 0; i+1 < len(pairs); i += 2 {
+		for _, f := range strings.Fields(pairs[i+1]) {
+			m[f] = pairs[i]
 		}
 	}
 	return m
-})
+}
 
 // british maps British spellings of words said of code to the American ones, which the
 // stemmer cuts apart ("organisation" is organis, "organization" organ; analys, analyz):
@@ -404,7 +437,7 @@ var british = sync.OnceValue(func() map[string]string {
 })
 
 func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
-	irregular, british, unstemmed, compounds := irregular(), british(), unstemmed(), compounds()
+	irregular, british, derived, unstemmed, compounds := irregular(), british(), derived(), unstemmed(), compounds()
 	out := in[:0]
 	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
 	for i := 0; i < len(in); i++ {
@@ -417,6 +450,8 @@ func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 				t.Term = []byte(base)
 			} else if us, ok := british[string(t.Term)]; ok {
 				t.Term = []byte(us)
+			} else if verb, ok := derived[string(t.Term)]; ok {
+				t.Term = []byte(verb)
 			}
 			if w, ok := unstemmed[string(t.Term)]; ok {
 				t.Term, t.KeyWord = []byte(w), true

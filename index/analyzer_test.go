@@ -42,6 +42,14 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 		{"it breaks; it hangs", []string{"break", "hang"}},
 		{"added a column, adding an index", []string{"add", "column", "index"}},
 		{"not found in the left join", []string{"found", "left", "join"}},
+		// a derived form the stemmer cuts apart from its verb is the verb
+		{"token expiry; the token expired", []string{"token", "expir"}},
+		{"webhook deliveries were delivered twice", []string{"webhook", "deliv", "twice"}},
+		{"signature verification: verify it", []string{"signatur", "verifi"}},
+		{"a failure; it fails", []string{"fail"}},
+		{"the test flakes; flaky tests", []string{"test", "flaki"}},
+		{"the summary, summarised", []string{"summar"}},
+		{"a registry entry; register, enter", []string{"registri", "entri", "regist", "enter"}},
 		// a British spelling is the American one
 		{"the organisation serialises; initialising", []string{"organ", "serial", "initi"}},
 		{"the organization serializes; initializing", []string{"organ", "serial", "initi"}},

@@ -126,8 +126,9 @@ func openBleve(dir string, readOnly bool, timeout time.Duration) (bleve.Index, e
 // source commit are stored (recall's freshness check read them from git). 7: production,
 // important, general, generic and authorization are held unstemmed (the stemmer folded them
 // into product, import, gener and author); an acronym's plural (DAGs, JWTs) is a word, not
-// camelCase.
-const mappingVersion = "7"
+// camelCase. 8: a derived noun the stemmer cut apart from its verb is held as the verb
+// (expiry: expire, verification: verify, failure: fail).
+const mappingVersion = "8"
 
 // errOutdated is a generation built with another mapping.
 var errOutdated = errors.New("index: built by an older reflect")

@@ -38,11 +38,12 @@ type Gates struct {
 	// Decisive is the weight of a word few learnings hold. A trigger of this much weight, a
 	// run of three words of a phrase of twice it, a touched file's path or name of it, an
 	// identifier of it in the title, tags, entities or triggers of a learning scoring near
-	// the best (or a compound one no other learning holds, above RelativeFloor) carries a
-	// match alone.
+	// the best (or a compound one no other learning holds, above RelativeFloor, scoring near
+	// the best or holding Broad of the topic) carries a match alone.
 	Decisive float64
 	// SameTopic: a learning a topic gave after another one it gave is kept only with a text
-	// score of at least this share of that one's.
+	// score of at least this share of that one's, and a session start's learning only with at
+	// least this share of the score its topic's query gave one injected for another topic.
 	SameTopic float64
 }
 
@@ -129,6 +130,7 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 			// as it is when typed as written
 			m.Kind = string(Whole)
 		case found > 0:
+			sc.Credit = vocabulary().credit(t.Word, t.Forms[found])
 			m.Found, m.Kind = strings.Join(t.Forms[found], " "), "vocabulary"
 		case found < 0 && len(t.Parts) > 0:
 			var held []string
@@ -286,12 +288,22 @@ func clauseRelative(cs []Candidate) {
 	}
 }
 
-// better: c qualifies where o does not, or matches its topic more closely.
+// better: c qualifies where o does not; or, both qualifying on a session start's topics, its
+// topic's query scores the learning higher; or it matches its topic more closely. A learning
+// is ranked, and held to the floors, by its text score on the topic it is judged on: with
+// verification analyzed as verify, the Stripe webhook-idempotency learning, judged on a commit
+// subject it matched more closely (62%, the query's best) than the branch (all of it, at 58%
+// of that query's best), scored 0.29 there against 0.60 on the branch, and fell under the
+// floor of 30% of the best. A prompt's clauses share its query and its score, so there
+// closeness decides.
 func (c Candidate) better(o Candidate, g Gates, cfg config.Recall) bool {
 	_, _, okC := g.qualify(&c, cfg)
 	_, _, okO := g.qualify(&o, cfg)
 	if okC != okO {
 		return okC
+	}
+	if okC && c.peers != nil && o.peers != nil && c.Score != o.Score {
+		return c.Score > o.Score
 	}
 	return c.Relative*c.Coverage > o.Relative*o.Coverage
 }
@@ -308,7 +320,7 @@ func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bo
 		case m.Kind == string(Whole) && c.Topic == "files" && m.Weight >= g.Decisive:
 			return "file", fmt.Sprintf("names %s, which the recent commits touched", m.Said), true
 		case m.Kind == string(Whole) && m.Weight >= g.Decisive && m.Strength >= fieldStrength["tags"] && c.Relative >= g.Top,
-			m.Kind == string(Whole) && m.Weight >= 1 && strings.ContainsAny(m.Said, "./-_:@") && c.Relative >= g.RelativeFloor:
+			m.Kind == string(Whole) && m.Weight >= 1 && strings.ContainsAny(m.Said, "./-_:@") && c.Relative >= g.RelativeFloor && (c.Relative >= g.Top || c.Coverage >= g.Broad):
 			return "identifier", fmt.Sprintf("holds the identifier %s, which few learnings hold (weight %.2f)", m.Said, m.Weight), true
 		}
 		if m.Kind != "phrase" && m.Kind != "trigger" {

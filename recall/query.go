@@ -157,15 +157,69 @@ func PromptTopic(prompt string) Topic {
 var clauseBreak = regexp.MustCompile(`[.?!;:]\s+|\n+|,\s*(and|then)?\s*|\s+(and|then|also)\s+`)
 
 // clauses are the parts of a prompt that ask for different things: "add a column, migrate
-// the dev database and run the db tests" asks three.
+// the dev database and run the db tests" asks three. A break inside brackets or quotes is
+// not one: the commas of slog.Debug("refresh", "token", tok) or of a quoted error separate
+// arguments, not requests.
 func clauses(prompt string) []string {
 	var out []string
-	for _, c := range clauseBreak.Split(prompt, -1) {
-		if c = strings.TrimSpace(c); c != "" {
+	inside := enclosed(prompt)
+	from := 0
+	for _, m := range clauseBreak.FindAllStringIndex(prompt, -1) {
+		if inside[m[0]] {
+			continue
+		}
+		if c := strings.TrimSpace(prompt[from:m[0]]); c != "" {
 			out = append(out, c)
 		}
+		from = m[1]
+	}
+	if c := strings.TrimSpace(prompt[from:]); c != "" {
+		out = append(out, c)
 	}
 	return out
+}
+
+// enclosed marks each byte of s that is inside brackets, double quotes or backticks (a
+// bracket or quote left open encloses nothing: a stray one must not join a prompt's clauses).
+func enclosed(s string) []bool {
+	in := make([]bool, len(s)+1)
+	var stack []int // where each open bracket or quote is
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if n := len(stack); n > 0 && c == closer(s[stack[n-1]]) {
+			for j := stack[n-1] + 1; j < i; j++ {
+				in[j] = true
+			}
+			stack = stack[:n-1]
+			continue
+		}
+		if closer(c) != 0 && !inQuote(s, stack) {
+			stack = append(stack, i)
+		}
+	}
+	return in
+}
+
+// closer is what closes an opening bracket or quote, or 0 for any other byte.
+func closer(c byte) byte {
+	switch c {
+	case '(':
+		return ')'
+	case '[':
+		return ']'
+	case '{':
+		return '}'
+	case '"', '`':
+		return c
+	}
+	return 0
+}
+
+// inQuote reports whether the innermost open bracket or quote is a quote: inside one, a
+// bracket is text.
+func inQuote(s string, stack []int) bool {
+	n := len(stack)
+	return n > 0 && (s[stack[n-1]] == '"' || s[stack[n-1]] == '`')
 }
 
 // StartTopics are the queries of a session start: the branch (not main or master), each

@@ -69,6 +69,9 @@ type Candidate struct {
 	// Freshness is its anchors compared with the workspace's project (freshness.go).
 	Freshness anchor.Freshness `json:"freshness,omitzero"`
 	scores    []termScore      // every term of the topic, held or not: what the gates are tuned on
+	// peers are the hits of the query of its topic, scored on its scale; nil for a prompt
+	// (its clauses share the prompt's query)
+	peers []index.Hit
 }
 
 // Match is one thing a learning shares with a topic.
@@ -281,6 +284,9 @@ func assessAll(found []*index.Result, topics []Topic, cfg config.Recall) []Candi
 			cs := make([]Candidate, len(hits.Hits))
 			for j, h := range hits.Hits {
 				cs[j] = assess(h, sub, hits)
+				if tp.Kind != "prompt" {
+					cs[j].peers = hits.Hits
+				}
 			}
 			if si > 0 {
 				clauseRelative(cs)
@@ -345,7 +351,8 @@ func rank(cands []Candidate, project string, now time.Time, cfg config.Recall) [
 // learning of a topic that gave one already must also score half of that one's text score:
 // BM25 scores are on one scale within a query, not across the topics' queries, so the floor
 // against the best of all topics let in a topic's weaker runner-up (a learning sharing a
-// lane and an upload with a commit about debug symbols, at 0.33 of the best).
+// lane and an upload with a commit about debug symbols, at 0.33 of the best). The same holds
+// when the learning its topic's query scored higher was injected for another topic (keptAbove).
 func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust func(From, string) string) {
 	held := func(c *Candidate) string {
 		switch {
@@ -379,7 +386,7 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 	topicBest := map[string]float64{}
 	topicOf := func(c *Candidate) string {
 		if c.From.Team != nil {
-			return c.Topic + "\x00" + c.From.Team.Name
+			return c.Topic + "\x00" + c.From.memory()
 		}
 		return c.Topic
 	}
@@ -390,11 +397,14 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 		}
 		rule, why := c.Rule, whys[i]
 		first, same := topicBest[topicOf(c)]
+		over, overScore := keptAbove(c, res.Injected)
 		switch {
 		case c.Final < g.RelativeFloor*best:
 			c.Rule, c.Why = "floor", fmt.Sprintf("scores %.2f, under %.0f%% of the best that qualifies (%.2f)", c.Final, 100*g.RelativeFloor, best)
 		case same && c.Score < g.SameTopic*first:
 			c.Rule, c.Why = "floor", fmt.Sprintf("its text scores %.2f on a topic that gave a learning already, under %.0f%% of that one's (%.2f)", c.Score, 100*g.SameTopic, first)
+		case over != "" && c.Score < g.SameTopic*overScore:
+			c.Rule, c.Why = "floor", fmt.Sprintf("its text scores %.2f on a topic whose query scores %s, injected already, %.2f: under %.0f%% of it", c.Score, over, overScore, 100*g.SameTopic)
 		case len(res.Injected) >= cfg.MaxLearnings:
 			c.Rule, c.Why = "budget", fmt.Sprintf("over the budget of %d learnings", cfg.MaxLearnings)
 		case utf8.RuneCountInString(Render(append(append([]Candidate(nil), res.Injected...), *c), cfg.MaxChars)) > cfg.MaxChars:
@@ -407,6 +417,28 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 			}
 		}
 	}
+}
+
+// keptAbove returns, of the learnings injected already, the one c's topic's query scores
+// highest and that score, or "" when that query found none of them (or c's topic is a
+// prompt's). It is the same-topic floor for a learning injected for another topic: a session
+// start's topics are separate queries, a learning is judged on its best topic, so a
+// learning the branch's query found first may be injected for a commit subject, and the
+// branch's weak runner-up then looks like its topic's first (a branch fix/totp-clock-drift
+// found the TOTP learning, and an id_token clock-skew learning at 14% of its score).
+func keptAbove(c *Candidate, injected []Candidate) (string, float64) {
+	id, top := "", 0.0
+	for _, h := range c.peers {
+		if h.ID == c.ID || h.Score <= top {
+			continue
+		}
+		for _, k := range injected {
+			if k.ID == h.ID && k.From.memory() == c.From.memory() {
+				id, top = h.ID, h.Score
+			}
+		}
+	}
+	return id, top
 }
 
 // Render is the block injected as additionalContext: what the notes are (not instructions),
@@ -459,6 +491,14 @@ func Render(cs []Candidate, maxChars int) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// memory names the memory a learning is of: "" for the user's own, a team's name.
+func (f From) memory() string {
+	if f.Team != nil {
+		return f.Team.Name
+	}
+	return ""
 }
 
 // describe says where a learning came from, in the block's words.

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -298,13 +299,18 @@ func TestOtherFile(t *testing.T) {
 // TestPickSameTopic: a learning a topic gave after another it gave is kept only when its
 // text score is at least SameTopic of that one's; one of another topic, or of a team's
 // memory, is held to the floor against the best only (text scores of two queries, or two
-// indexes, are not on one scale).
+// indexes, are not on one scale) — unless its own topic's query scored a learning injected
+// for another topic: then it needs SameTopic of that one's score in that query.
 func TestPickSameTopic(t *testing.T) {
 	cand := func(id, topic string, score float64) Candidate {
 		return Candidate{Hit: index.Hit{Doc: index.Doc{ID: id, Title: id}, Score: score}, Topic: topic, Coverage: 1, Rarity: 3, Relative: 1, Final: score}
 	}
 	team := func(c Candidate) Candidate {
 		c.From.Team = &TeamFrom{Name: "platform", Reviewed: true}
+		return c
+	}
+	peers := func(c Candidate, id string, score float64) Candidate {
+		c.peers = []index.Hit{{Doc: index.Doc{ID: id}, Score: score}, c.Hit}
 		return c
 	}
 	cases := []struct {
@@ -317,6 +323,12 @@ func TestPickSameTopic(t *testing.T) {
 		{"another topic, under half", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 4)}, []string{"a", "b"}},
 		{"under the floor", []Candidate{cand("a", "commit: x", 10), cand("b", "branch: y", 2)}, []string{"a"}},
 		{"same topic, another memory", []Candidate{cand("a", "prompt", 10), team(cand("b", "prompt", 4))}, []string{"a", "b"}},
+		// a learning injected for a commit that the branch's query scored first holds the
+		// branch's runner-up to half its score there
+		{"its topic's query scores an injected one higher", []Candidate{cand("a", "commit: x", 10), peers(cand("b", "branch: y", 4), "a", 9)}, []string{"a"}},
+		{"its topic's query scores an injected one, half", []Candidate{cand("a", "commit: x", 10), peers(cand("b", "branch: y", 4.5), "a", 9)}, []string{"a", "b"}},
+		{"its topic's query scores one not injected higher", []Candidate{cand("a", "commit: x", 10), peers(cand("b", "branch: y", 4), "c", 9)}, []string{"a", "b"}},
+		{"its topic's query scores another memory's", []Candidate{cand("a", "commit: x", 10), team(peers(cand("b", "branch: y", 4), "a", 9))}, []string{"a", "b"}},
 	}
 	for _, c := range cases {
 		out := &Result{Candidates: c.cs}
@@ -327,6 +339,75 @@ func TestPickSameTopic(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%s: injected %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestClauses: a prompt is cut into the requests it makes at sentence ends, lines,
+// semicolons, commas and "and"/"then", but not inside brackets or quotes, where commas and
+// colons separate a call's arguments or an error message's parts (7 of the relevance sets'
+// 379 queries were cut inside one: slog.Debug("refresh", "token", tok) gave three clauses).
+func TestClauses(t *testing.T) {
+	cases := []struct {
+		prompt string
+		want   []string
+	}{
+		{"add a column, migrate the dev database and run the db tests", []string{"add a column", "migrate the dev database", "run the db tests"}},
+		{`I'll add slog.Debug("refresh", "token", tok) in the handler, ok?`, []string{`I'll add slog.Debug("refresh", "token", tok) in the handler`, "ok?"}},
+		{`403 {"detail": "CSRF token missing"} from the void button`, []string{`403 {"detail": "CSRF token missing"} from the void button`}},
+		{"worker logs `Invoice.DoesNotExist: no match.` then stops", []string{"worker logs `Invoice.DoesNotExist: no match.`", "stops"}},
+		{`it says "(a, b" and c`, []string{`it says "(a, b"`, "c"}},        // a bracket inside quotes is text
+		{"a stray ( paren, and more", []string{"a stray ( paren", "more"}}, // one left open encloses nothing
+	}
+	for _, c := range cases {
+		if got := clauses(c.prompt); !slices.Equal(got, c.want) {
+			t.Errorf("clauses(%q) = %q, want %q", c.prompt, got, c.want)
+		}
+	}
+}
+
+// TestBetterTopic: a learning that qualifies on two of a session start's topics is judged on
+// the one whose query scores it higher, not the one it matches more closely; on a prompt and
+// its clauses (one query, one score) closeness decides.
+func TestBetterTopic(t *testing.T) {
+	cfg := config.Recall{MinCoverage: 0.4}
+	start := func(topic string, score, rel, cov float64) Candidate {
+		h := index.Hit{Doc: index.Doc{ID: "a"}, Score: score}
+		return Candidate{Hit: h, Topic: topic, Coverage: cov, Rarity: 2, Relative: rel, peers: []index.Hit{h}}
+	}
+	branch, commit := start("branch: fix/x", 0.60, 0.58, 1), start("commit: y", 0.29, 1, 0.62)
+	if !branch.better(commit, DefaultGates(), cfg) || commit.better(branch, DefaultGates(), cfg) {
+		t.Error("a learning qualifying on two topics is not judged on the one scoring it higher")
+	}
+	weak := start("commit: z", 0.9, 1, 0.2) // scores higher, does not qualify
+	if weak.better(branch, DefaultGates(), cfg) {
+		t.Error("a topic it does not qualify on won over one it does")
+	}
+	prompt, clause := start("prompt", 0.5, 1, 0.62), start("clause: y", 0.5, 1, 1)
+	prompt.peers, clause.peers = nil, nil
+	if !clause.better(prompt, DefaultGates(), cfg) {
+		t.Error("a prompt's clause it matches wholly is not preferred")
+	}
+}
+
+// TestCompoundIdentifierAlone: a compound identifier no other learning holds carries a match
+// alone when the learning scores near its query's best or holds most of the topic, not when
+// another learning scores twice it and it holds a third of the request ("an index on
+// refresh_tokens(user_id) … goose migration" is about the migration learning, not the one
+// about rotating refresh tokens).
+func TestCompoundIdentifierAlone(t *testing.T) {
+	cfg := config.Recall{MinCoverage: 0.4}
+	cand := func(rel, cov float64) Candidate {
+		return Candidate{Topic: "prompt", Relative: rel, Coverage: cov, Rarity: 1.7,
+			Matches: []Match{{Said: "refresh_tokens", Kind: string(Whole), Weight: 1, Strength: fieldStrength["entities"]}}}
+	}
+	for _, c := range []struct {
+		rel, cov float64
+		want     bool
+	}{{1, 0.31, true}, {0.34, 1, true}, {0.46, 0.31, false}, {0.2, 1, false}} {
+		x := cand(c.rel, c.cov)
+		if rule, _, ok := DefaultGates().qualify(&x, cfg); (ok && rule == "identifier") != c.want {
+			t.Errorf("relative %.2f, coverage %.2f: rule %s (%v), want the identifier rule: %v", c.rel, c.cov, rule, ok, c.want)
 		}
 	}
 }

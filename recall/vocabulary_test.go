@@ -34,7 +34,7 @@ func TestVocabulary(t *testing.T) {
 	files, ids := map[string][]byte{}, map[string]string{}
 	lines := strings.Split(vocabularyText, "\n")
 	for i, p := range v.pairs {
-		short, long, _ := strings.Cut(lines[p.line-1], "=")
+		short, long, _, _ := cutPair(lines[p.line-1])
 		for j, side := range []string{strings.TrimSpace(short), strings.TrimSpace(long)} {
 			l := learnings.New("Note on "+side, "github.com/acme/vocab", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(2*i+j)*time.Second))
 			l.Body = "Remember " + side + ".\n"
@@ -60,7 +60,7 @@ func TestVocabulary(t *testing.T) {
 			if strings.Join(p.short, " ") == strings.Join(p.long, " ") {
 				t.Fatalf("both sides analyze to %q", p.short)
 			}
-			short, long, _ := strings.Cut(line, "=")
+			short, long, _, _ := cutPair(line)
 			for j, said := range []string{strings.TrimSpace(short), strings.TrimSpace(long)} {
 				want := ids[fmt.Sprintf("%d/%d", p.line, 1-j)]
 				tp := PromptTopic("the " + said + " again")
@@ -73,8 +73,14 @@ func TestVocabulary(t *testing.T) {
 					if h.ID != want {
 						continue
 					}
-					for _, m := range assess(h, tp, res).Matches {
+					c := assess(h, tp, res)
+					for _, m := range c.Matches {
 						found = found || m.Kind == "vocabulary"
+					}
+					for _, sc := range c.scores {
+						if want := map[bool]float64{true: nearCredit, false: 1}[p.near]; sc.Kind == "vocabulary" && sc.Credit != want {
+							t.Errorf("%q matches the other side at %.2f of its weight, want %.2f", said, sc.Credit, want)
+						}
 					}
 				}
 				if !found {
