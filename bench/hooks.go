@@ -63,7 +63,7 @@ func runHooks(n, runs, projects int) error {
 	}
 	rows := []*row{{name: "reflect version (process start-up)"}, {name: "PostToolUse, failed call (arms the watcher)"},
 		{name: "PreCompact (digest + one commit)"}, {name: "Stop, nothing new (gated): pokes the session's history importer"},
-		{name: "Stop, nothing new (gated): starts the history importer (a session's first)"},
+		{name: "Stop, nothing new (gated), no importer watching: starts one (its session start did not)"},
 		{name: "SessionEnd after a turn (digest + one commit)"},
 		{name: "reflect-engine version (what reflect hands search and recall to)"}}
 	engine := filepath.Join(filepath.Dir(bin), "reflect-engine")
@@ -85,15 +85,16 @@ func runHooks(n, runs, projects int) error {
 		}
 		times = append(times, d)
 		settle(home)
-		// a later Stop of the session: the importer the first one started watches it (after
-		// the warm-ups, always), and imports what is new on the poke
+		// a Stop of a session whose importer watches it (its session start, or a Stop before,
+		// started it), which imports what is new on the poke
 		if d, err = hook(payload("Stop", map[string]any{"stop_hook_active": false})); err != nil {
 			return err
 		}
 		times = append(times, d)
 		time.Sleep(2 * watch.Every)
 		settle(home)
-		// the first Stop of a session: no importer watches it yet
+		// a Stop no importer watches for (a host without SessionStart, a session idle past
+		// history.watch): it starts one
 		testenv.StopWatchers(home)
 		if d, err = hook(payload("Stop", map[string]any{"stop_hook_active": false})); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // runRecall measures, whole process, what issue 5 promises at each size: the recall hooks
@@ -93,8 +94,11 @@ func runRecall(sizeList string, runs, bigFiles int) error {
 		grepArgs = append(grepArgs, "--", "learnings")
 		for i := 0; i < runs+3; i++ {
 			session := fmt.Sprintf("bench-%d-%d", n, i)
-			start, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "cwd": proj})
-			bigStart, _ := json.Marshal(map[string]any{"session_id": session + "-big", "hook_event_name": "SessionStart", "source": "startup", "cwd": big})
+			// as a host sends it: the new session's transcript, not yet written, for which the
+			// session start starts the history importer (history/watch)
+			transcript := func(s string) string { return filepath.Join(tmp, "transcripts", s+".jsonl") }
+			start, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "cwd": proj, "transcript_path": transcript(session)})
+			bigStart, _ := json.Marshal(map[string]any{"session_id": session + "-big", "hook_event_name": "SessionStart", "source": "startup", "cwd": big, "transcript_path": transcript(session + "-big")})
 			ask, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": proj})
 			var row, cpu [6]float64
 			steps := []struct {
@@ -115,7 +119,8 @@ func runRecall(sizeList string, runs, bigFiles int) error {
 					return err
 				}
 				row[k], cpu[k] = d, lastCPU
-				settle(home) // a hook may start a pool refill: let it finish before the next step
+				settle(home)               // a hook may start a pool refill: let it finish before the next step
+				testenv.StopWatchers(home) // and a session start its history importer
 			}
 			if i >= 3 {
 				res.startup = append(res.startup, row[0])

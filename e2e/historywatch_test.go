@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// TestStopWatchesSession, with the real programs: a session's first Stop starts the history
-// import, which stays to watch the session; the next Stops start no process, yet what their
-// turns said is found by `reflect history search`; asked to leave (history/watch.Leave, as
+// TestStopWatchesSession, with the real programs: a session's start starts its history
+// importer, which stays to watch the session (its transcript not yet written); its Stops start
+// no process, yet what their turns said is found by `reflect history search`; asked to leave (history/watch.Leave, as
 // testenv.WaitDetached asks), the importer leaves, and the memory is healthy.
 func TestStopWatchesSession(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -44,24 +44,27 @@ func TestStopWatchesSession(t *testing.T) {
 		}
 		return false
 	}
-	say("u1", "the first turn mentions the aardvark migration")
-	hook(t, environ, home, "claude", stop)
-	if !found("aardvark") {
-		t.Fatal("the first turn was not imported")
+	// the session's start starts its importer, before the transcript is written
+	hook(t, environ, home, "claude", map[string]any{"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "transcript_path": transcript, "cwd": t.TempDir()})
+	var first []string
+	for end := time.Now().Add(10 * time.Second); len(first) == 0 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		first = watchers(home)
 	}
-	first := watchers(home)
 	if len(first) != 1 {
-		t.Fatalf("%d importers watch the session after its first Stop; want 1", len(first))
+		t.Fatalf("%d importers watch the session after its start; want 1", len(first))
 	}
-	for i, word := range []string{"bandicoot", "capybara", "dugong"} {
-		say("u"+string(rune('2'+i)), "a later turn mentions the "+word+" rollout")
+	for end := time.Now().Add(10 * time.Second); len(processesOn(home)) > 1 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond) // what else the session start began (a pool refill)
+	}
+	for i, word := range []string{"aardvark", "bandicoot", "capybara", "dugong"} {
+		say("u"+string(rune('1'+i)), "turn "+string(rune('1'+i))+" mentions the "+word+" rollout")
 		hook(t, environ, home, "claude", stop)
 		// right as the hook returns, a process it started would still be starting
 		if procs := processesOn(home); len(procs) != 1 || procs[0] != first[0] {
-			t.Fatalf("after Stop %d, processes on the memory %v; want only the watching importer %v", i+2, procs, first)
+			t.Fatalf("after Stop %d, processes on the memory %v; want only the watching importer %v", i+1, procs, first)
 		}
 		if !found(word) {
-			t.Fatalf("turn %d (%s) was not imported", i+2, word)
+			t.Fatalf("turn %d (%s) was not imported", i+1, word)
 		}
 	}
 	waitBackground(home) // asks the importer to leave, and waits for it

@@ -306,6 +306,11 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		if e.queued() {
 			e.background("drain") // turn earlier sessions into learnings, off the agent's path
 		}
+		if e.TranscriptPath != "" && e.cfg.History.Watch > 0 {
+			// the session's history importer, started here rather than by its first Stop:
+			// starting a process costs ~0.5 ms, a seventh of a Stop hook, a fortieth of this one
+			e.importHistory()
+		}
 		return out, err
 	case "UserPromptSubmit":
 		// recall first: it must not find the learning this very prompt may commit

@@ -109,3 +109,56 @@ func TestStopArchivesTranscript(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionStartStartsImporter: a session's start starts its history importer (it costs a
+// Stop hook a seventh of its time, a session start a fortieth), so that the Stops poke it;
+// with one watching already, or history.watch 0, it starts none.
+func TestSessionStartStartsImporter(t *testing.T) {
+	testenv.SetHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(t.TempDir(), "9d0e1f2a-3b4c-4d5e-8f6a-7b8c9d0e1f2a.jsonl") // not written yet
+	start := map[string]any{"session_id": "9d0e1f2a", "hook_event_name": "SessionStart", "source": "startup", "transcript_path": transcript, "cwd": t.TempDir()}
+	imports := func() [][]string {
+		var started [][]string
+		p, _ := json.Marshal(start)
+		Run(ctx, Options{Harness: "claude", Home: r.Root(), Stdin: bytes.NewReader(p), Stdout: io.Discard, Stderr: io.Discard,
+			Background: func(args ...string) { started = append(started, args) }})
+		var out [][]string
+		for _, args := range started {
+			if slices.Contains(args, "history") {
+				out = append(out, args)
+			}
+		}
+		return out
+	}
+	want := []string{"--home", r.Root(), "history", "import", "--transcript", transcript, "--watch", "5m0s"}
+	if got := imports(); len(got) != 1 || !slices.Equal(got[0], want) {
+		t.Fatalf("started %v; want %v", got, want)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		historywatch.Watch(wctx, r.StateDir(), transcript, time.Minute, func() error { return nil }, func(error) {})
+		close(done)
+	}()
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if watched, _ := historywatch.Poke(r.StateDir(), transcript); watched {
+			break
+		}
+	}
+	if got := imports(); len(got) != 0 {
+		t.Errorf("with an importer watching, started %v", got)
+	}
+	cancel()
+	<-done
+	if _, err := r.SetSetting(ctx, "history.watch", "0s"); err != nil {
+		t.Fatal(err)
+	}
+	if got := imports(); len(got) != 0 {
+		t.Errorf("with history.watch 0, started %v", got)
+	}
+}

@@ -5,8 +5,9 @@
 // program that starts /bin/true takes 1.79 ms against 1.25 ms; the kernel's exec, which the
 // parent waits for, is most of it), about a seventh of a hook's whole time, and the importer's
 // own start-up (reflect-engine's 8 ms, bleve's automata included) is spent again at every turn.
-// So the importer the first Stop starts stays, watching its session (Watch); a later Stop
-// pokes it (Poke: one byte appended to a file, one lock tried) and starts nothing. The
+// So the importer a session's start (or, failing that, its first Stop) starts stays, watching
+// the session (Watch); a Stop pokes it (Poke: one byte appended to a file, one lock tried) and
+// starts nothing. The
 // importer leaves after history.watch without a poke; at most MaxWatchers stay at once.
 //
 // Nothing is lost between the two: a poke appends before it looks at the lock, and an
@@ -90,10 +91,11 @@ func Poke(stateDir, transcript string) (bool, error) {
 // apart: imp at once, then again after each poke (pokes that come while it runs make one more
 // run). It returns when idle passed without a poke, ctx ended or the state directory is gone;
 // watched is false, and nothing was done, when another process watches transcript already,
-// when MaxWatchers watch other transcripts, or when transcript is not a regular file.
+// when MaxWatchers watch other transcripts, or when transcript is there but not a regular
+// file. One that is not there yet (a session start's) is imported from the first poke.
 // An error of imp is handed to failed and the watch goes on.
 func Watch(ctx context.Context, stateDir, transcript string, idle time.Duration, imp func() error, failed func(error)) (watched bool, err error) {
-	if fi, err := os.Stat(transcript); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := os.Stat(transcript); err == nil && !fi.Mode().IsRegular() {
 		return false, nil // nothing to watch: the caller's import says why
 	}
 	marker, lock := paths(stateDir, transcript)
@@ -114,6 +116,9 @@ func Watch(ctx context.Context, stateDir, transcript string, idle time.Duration,
 	}
 	prune(Dir(stateDir), marker)
 	run := func() {
+		if _, err := os.Stat(transcript); err != nil {
+			return // a session start's transcript, which its first turn writes: the poke will come
+		}
 		if err := imp(); err != nil {
 			failed(err)
 		}

@@ -170,8 +170,7 @@ func session(t testing.TB) string {
 	return p
 }
 
-// At most MaxWatchers importers stay; one for a transcript that is missing or not a file
-// does not.
+// At most MaxWatchers importers stay; none for a transcript that is there but not a file.
 func TestWatchBounds(t *testing.T) {
 	state := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -192,11 +191,30 @@ func TestWatchBounds(t *testing.T) {
 	}
 	cancel()
 	wg.Wait()
-	for _, p := range []string{"/nonexistent/s.jsonl", t.TempDir(), "/dev/null"} {
+	for _, p := range []string{t.TempDir(), "/dev/null"} {
 		if watched, _ := Watch(context.Background(), state, p, time.Hour, func() error { return nil }, func(error) {}); watched {
 			t.Errorf("%s was watched", p)
 		}
 	}
+}
+
+// A session start's transcript, which its first turn writes, is watched before it is there:
+// nothing is imported until a poke finds it.
+func TestWatchBeforeTheTranscript(t *testing.T) {
+	state := t.TempDir()
+	transcript := filepath.Join(t.TempDir(), "new-session.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var runs atomic.Int32
+	go Watch(ctx, state, transcript, time.Hour, func() error { runs.Add(1); return nil }, func(err error) { t.Error(err) })
+	waitFor(t, func() bool { watched, _ := Poke(state, transcript); return watched })
+	time.Sleep(3 * Every)
+	if runs.Load() != 0 {
+		t.Fatalf("%d imports of a transcript not yet there", runs.Load())
+	}
+	os.WriteFile(transcript, []byte("{}\n"), 0o644)
+	Poke(state, transcript)
+	waitFor(t, func() bool { return runs.Load() == 1 })
 }
 
 func waitFor(t *testing.T, ok func() bool) {
