@@ -45,9 +45,9 @@ type Config struct {
 // History shapes how the session history archive follows the sessions on this machine
 // (local: what runs here, in the background).
 type History struct {
-	// Watch is how long the history import a Stop hook starts stays, after a session's last
-	// Stop, to import that session's next turns itself: a later Stop then only tells it to
-	// (two file operations) instead of starting a process. 0: every Stop starts an import.
+	// Watch is how long the history import a session's start starts stays without a turn,
+	// importing each turn when its Stop tells it to (two file operations) instead of the Stop
+	// starting a process. 0: every Stop starts an import.
 	Watch Duration `toml:"watch"`
 }
 

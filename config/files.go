@@ -83,7 +83,7 @@ remote = "origin"
 from_others = "auto"
 
 [history]
-# After a session's Stop, the history import it starts stays this long (at most 1h) to import
-# that session's next turns itself, so a later Stop only tells it to; 0: every Stop starts one.
+# The history import a session's start starts stays this long without a turn (at most 1h),
+# importing each turn when its Stop tells it to; 0: every Stop starts an import of its own.
 watch = "5m"
 `
