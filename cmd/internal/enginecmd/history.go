@@ -155,6 +155,12 @@ again). Files that cannot be used are listed with the reason.`,
 func (a *app) watchTranscript(ctx context.Context, r *gitstore.Repo, transcript string, idle time.Duration, o history.ImportOptions) (bool, error) {
 	stop, cancel := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer cancel()
+	// the hook started it in the agent's project: staying there for minutes would keep that
+	// directory busy (a drive that will not unmount, a folder Windows will not delete)
+	if abs, err := filepath.Abs(transcript); err == nil {
+		o.Files = []string{abs}
+		os.Chdir(r.StateDir())
+	}
 	imp := func() error {
 		_, err := history.At(r.StateDir()).Import(ctx, o)
 		// what an import allocated goes back to the system while the watch waits
