@@ -26,10 +26,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
@@ -63,6 +63,7 @@ type Store struct {
 	alternates []*Store
 	bases      map[baseKey]object // objects read from packs, by where they lie (delta bases)
 	cached     int                // bytes in bases
+	z          io.ReadCloser      // the zlib reader, reset for each object (inflater)
 }
 
 type baseKey struct {
@@ -221,23 +222,50 @@ func (s *Store) readLoose(h plumbing.Hash) (object, bool, error) {
 		return object{}, false, err
 	}
 	defer f.Close()
-	r, err := objfile.NewReader(bufio.NewReader(f))
+	z, err := s.inflater(f)
 	if err != nil {
 		return object{}, false, fmt.Errorf("loose object %s: %w", h, err)
 	}
-	defer r.Close()
-	t, size, err := r.Header()
-	if err != nil {
-		return object{}, false, fmt.Errorf("loose object %s: %w", h, err)
+	// the header: "<type> <size>\x00"
+	var head [32]byte
+	n := 0
+	for ; n < len(head); n++ {
+		if _, err := io.ReadFull(z, head[n:n+1]); err != nil {
+			return object{}, false, fmt.Errorf("loose object %s: %w", h, err)
+		}
+		if head[n] == 0 {
+			break
+		}
 	}
-	if size < 0 || size > maxObject {
-		return object{}, false, fmt.Errorf("loose object %s: size %d", h, size)
+	name, sz, ok := strings.Cut(string(head[:n]), " ")
+	t, terr := plumbing.ParseObjectType(name)
+	size, serr := strconv.ParseInt(sz, 10, 64)
+	if n == len(head) || !ok || terr != nil || serr != nil || size < 0 || size > maxObject {
+		return object{}, false, fmt.Errorf("loose object %s: a bad header %q", h, head[:n])
 	}
 	data := make([]byte, size)
-	if _, err := io.ReadFull(r, data); err != nil {
+	if _, err := io.ReadFull(z, data); err != nil {
 		return object{}, false, fmt.Errorf("loose object %s: %w", h, err)
 	}
 	return object{t, data}, true, nil
+}
+
+// inflater is a zlib reader of r, the store's one reset for each object: a new one allocates
+// its ~40 KB of window and tables, and a session start reads tens of trees.
+func (s *Store) inflater(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 4096)
+	if s.z == nil {
+		z, err := zlib.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		s.z = z
+		return z, nil
+	}
+	if err := s.z.(zlib.Resetter).Reset(br, nil); err != nil {
+		return nil, err
+	}
+	return s.z, nil
 }
 
 // list finds the packs (each .idx with its .pack) and the alternates, once.
@@ -291,7 +319,7 @@ func (s *Store) readPacked(p *pack, off int64, chained int) (object, error) {
 		if err != nil {
 			return object{}, err
 		}
-		data, err := p.inflate(h.dataAt, h.size)
+		data, err := s.inflate(p, h.dataAt, h.size)
 		if err != nil {
 			return object{}, err
 		}
@@ -521,16 +549,15 @@ func (p *pack) header(off int64) (header, error) {
 	return h, nil
 }
 
-// inflate reads the zlib stream at off, which holds size bytes.
-func (p *pack) inflate(off, size int64) ([]byte, error) {
+// inflate reads the zlib stream at off in p, which holds size bytes.
+func (s *Store) inflate(p *pack, off, size int64) ([]byte, error) {
 	if size < 0 || size > maxObject {
 		return nil, fmt.Errorf("%s: object of %d bytes at offset %d", p.packPath, size, off)
 	}
-	z, err := zlib.NewReader(bufio.NewReaderSize(io.NewSectionReader(p.data, off, 1<<62), 4096))
+	z, err := s.inflater(io.NewSectionReader(p.data, off, 1<<62))
 	if err != nil {
 		return nil, fmt.Errorf("%s: offset %d: %w", p.packPath, off, err)
 	}
-	defer z.Close()
 	data := make([]byte, size)
 	if _, err := io.ReadFull(z, data); err != nil {
 		return nil, fmt.Errorf("%s: offset %d: %w", p.packPath, off, err)

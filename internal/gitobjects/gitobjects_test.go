@@ -286,3 +286,39 @@ func BenchmarkCommit(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkWalk reads what a session start reads: twenty commits back from HEAD and the root
+// trees of each, in one Store, of a repository with its objects loose and packed.
+func BenchmarkWalk(b *testing.B) {
+	for _, packed := range []bool{false, true} {
+		dir := history(b, 40)
+		if packed {
+			git(b, dir, "gc", "-q")
+		}
+		head := plumbing.NewHash(strings.TrimSpace(git(b, dir, "rev-parse", "HEAD")))
+		name := map[bool]string{false: "loose", true: "packed"}[packed]
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				s := Open(filepath.Join(dir, ".git", "objects"))
+				h := head
+				for i := 0; i < 20; i++ {
+					c, err := gitobject.GetCommit(s, h)
+					if err != nil {
+						b.Fatal(err)
+					}
+					t, err := c.Tree()
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, e := range t.Entries {
+						if _, err := s.EncodedObject(plumbing.AnyObject, e.Hash); err != nil {
+							b.Fatal(err)
+						}
+					}
+					h = c.ParentHashes[0]
+				}
+				s.Close()
+			}
+		})
+	}
+}
