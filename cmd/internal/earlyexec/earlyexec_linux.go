@@ -8,14 +8,7 @@ import (
 )
 
 func init() {
-	if len(os.Args) < 2 || !engineline.Runs(os.Args[1:]) {
-		return // the lean reflect's own command: not even os.Executable's readlink (0.7% of a hook in perf)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return
-	}
-	if path, ok := target(self, os.Args); ok {
+	if path, ok := target(os.Executable, os.Args); ok {
 		// returns only when the exec failed; Main then hands over as it would have
 		syscall.Exec(path, append([]string{path}, os.Args[1:]...), os.Environ())
 	}
@@ -25,11 +18,17 @@ func init() {
 // cannot import without initialising after it; TestEngineFile holds them equal).
 const engineFile = "reflect-engine"
 
-// target is the reflect-engine to run argv (os.Args) in, for the lean reflect at self: the
-// file beside self, when argv is a command line of the engine's and self is not itself
-// named reflect-engine (a test binary answering to both names must not exec itself forever).
-func target(self string, argv []string) (string, bool) {
+// target is the reflect-engine to run argv (os.Args) in: the file beside the lean reflect
+// (executable: os.Executable, asked only for an engine command line, so that the lean
+// reflect's own commands, every hook among them, do not pay its readlink, 0.7% of a hook in
+// perf), when argv is a command line of the engine's and the executable is not itself named
+// reflect-engine (a test binary answering to both names must not exec itself forever).
+func target(executable func() (string, error), argv []string) (string, bool) {
 	if len(argv) < 2 || !engineline.Runs(argv[1:]) {
+		return "", false
+	}
+	self, err := executable()
+	if err != nil {
 		return "", false
 	}
 	dir := len(self)

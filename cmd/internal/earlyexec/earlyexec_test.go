@@ -25,7 +25,7 @@ func TestTarget(t *testing.T) {
 		{"/usr/local/bin/reflect-engine", []string{"reflect-engine", "search", "x"}, ""},
 		{"reflect", []string{"reflect", "search", "x"}, ""}, // not a path: leave it to Main
 	} {
-		got, ok := target(tt.self, tt.argv)
+		got, ok := target(func() (string, error) { return tt.self, nil }, tt.argv)
 		if got != tt.want || ok != (tt.want != "") {
 			t.Errorf("target(%q, %q) = %q, %v; want %q", tt.self, tt.argv, got, ok, tt.want)
 		}
