@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 )
@@ -29,7 +28,7 @@ func (c *catalog) stream(name string) *Stream {
 	if s, ok := c.Streams[name]; ok || c.raw == nil {
 		return s
 	}
-	s, _ := c.raw.stream(name)
+	s := c.raw.stream(name)
 	c.Streams[name] = s
 	return s
 }
@@ -39,7 +38,7 @@ func (c *catalog) session(key string) *Session {
 	if s, ok := c.Sessions[key]; ok || c.raw == nil {
 		return s
 	}
-	s, _ := c.raw.session(key)
+	s := c.raw.session(key)
 	c.Sessions[key] = s
 	return s
 }
@@ -189,18 +188,12 @@ type fields struct {
 	ok bool
 }
 
-func (r *fields) uint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.ok, r.b = false, nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *fields) uint() uint64 { return next(r, binary.Uvarint) }
+func (r *fields) int() int64   { return next(r, binary.Varint) }
 
-func (r *fields) int() int64 {
-	v, n := binary.Varint(r.b)
+// next reads one varint field with read.
+func next[T uint64 | int64](r *fields, read func([]byte) (T, int)) T {
+	v, n := read(r.b)
 	if n <= 0 {
 		r.ok, r.b = false, nil
 		return 0
@@ -229,23 +222,25 @@ func (r *fields) time() time.Time {
 	return time.Unix(0, ns).In(time.FixedZone("", int(off)))
 }
 
-func (f *catalogFile) stream(name string) (*Stream, error) {
+// stream is the record of the stream name; nil when there is none, or it does not read whole.
+func (f *catalogFile) stream(name string) *Stream {
 	rec, ok := f.find(0, f.nStreams, name)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	r := &fields{b: rec, ok: true}
 	s := &Stream{Name: r.str(), Session: r.str(), Agent: r.str(), Messages: int(min(r.uint(), 1<<40))}
 	if !r.ok {
-		return nil, fmt.Errorf("stream %s: %w", name, errCatalog)
+		return nil
 	}
-	return s, nil
+	return s
 }
 
-func (f *catalogFile) session(key string) (*Session, error) {
+// session is the record of the session key; nil when there is none, or it does not read whole.
+func (f *catalogFile) session(key string) *Session {
 	rec, ok := f.find(f.nStreams, f.nSessions, key)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	r := &fields{b: rec, ok: true}
 	s := &Session{Key: r.str(), Harness: r.str(), ID: r.str(), Project: r.str(), CWD: r.str(), Branch: r.str()}
@@ -256,14 +251,13 @@ func (f *catalogFile) session(key string) (*Session, error) {
 		s.Streams = append(s.Streams, r.str())
 	}
 	if !r.ok {
-		return nil, fmt.Errorf("session %s: %w", key, errCatalog)
+		return nil
 	}
-	return s, nil
+	return s
 }
 
-// catalogFromState is the catalog of st, built in memory (an archive written before
+// catalogFromState is the catalog of st, its maps themselves (an archive written before
 // catalog.bin, until its next import writes one).
 func catalogFromState(st *state) *catalog {
-	c, _ := openCatalog(encodeCatalog(st))
-	return c
+	return &catalog{Generation: st.Generation, Sessions: st.Sessions, Streams: st.Streams}
 }
