@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
 // TestStopWatchesSession, with the real programs: a session's start starts its history
@@ -75,19 +75,7 @@ func TestStopWatchesSession(t *testing.T) {
 }
 
 // watchers are the pids of the history importers watching a session of home.
-func watchers(home string) []string { return procsOn(home, "\x00--watch\x00") }
+func watchers(home string) []string { return testenv.Processes(home, testenv.WatchArg) }
 
 // processesOn are the pids of the other processes naming home.
-func processesOn(home string) []string { return procsOn(home, "") }
-
-func procsOn(home, with string) []string {
-	var pids []string
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err == nil && bytes.Contains(b, []byte(home)) && bytes.Contains(b, []byte(with)) && p != fmt.Sprintf("/proc/%d/cmdline", os.Getpid()) {
-			pids = append(pids, filepath.Base(filepath.Dir(p)))
-		}
-	}
-	return pids
-}
+func processesOn(home string) []string { return testenv.Processes(home, "") }

@@ -67,28 +67,28 @@ func StopWatchers(home string) {
 	}
 }
 
-// watching says whether a history importer watches a session of home (Linux's /proc).
-func watching(home string) bool {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) && bytes.Contains(b, []byte("\x00--watch\x00")) {
-			return true
-		}
-	}
-	return false
-}
-
-// runningOn reports whether a process other than this one has home on its command line.
-func runningOn(home string) bool {
+// Processes are the pids of the other processes that name home on their command line and,
+// when with is not empty, hold with in it too (Linux's /proc; elsewhere none).
+func Processes(home, with string) []string {
+	var pids []string
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	self := fmt.Sprintf("/proc/%d/cmdline", os.Getpid())
 	for _, p := range procs {
 		if p == self {
 			continue
 		}
-		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) {
-			return true
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) && bytes.Contains(b, []byte(with)) {
+			pids = append(pids, filepath.Base(filepath.Dir(p)))
 		}
 	}
-	return false
+	return pids
 }
+
+// WatchArg marks a history importer watching a session on its command line.
+const WatchArg = "\x00--watch\x00"
+
+// watching says whether a history importer watches a session of home.
+func watching(home string) bool { return len(Processes(home, WatchArg)) > 0 }
+
+// runningOn reports whether a process other than this one has home on its command line.
+func runningOn(home string) bool { return len(Processes(home, "")) > 0 }
