@@ -86,6 +86,7 @@ const supportShare = 0.5
 // the topic's text says; its coverage and rarity from their weights.
 func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 	c := Candidate{Hit: h, Topic: tp.Kind}
+	var paths []string // the paths the learning names whole, once a touched file's name needs them
 	if len(res.Hits) > 0 && res.Hits[0].Score > 0 {
 		c.Relative = h.Score / res.Hits[0].Score
 	}
@@ -153,7 +154,10 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 			m.Found, m.Kind = strings.Join(held, " "), "part"
 		}
 		if tp.Kind == "files" && found == 0 && t.Kind == Whole && !strings.Contains(t.Word, "/") {
-			if other := otherFile(h, t.Word, tp.Terms); other != "" {
+			if paths == nil {
+				paths = wholePaths(h) // once a hit: analyzing its fields again for each touched name was the cost
+			}
+			if other := otherFile(paths, t.Word, tp.Terms); other != "" {
 				// the learning names another file of that name (billing/webhooks/views.py
 				// for a touched billing/subscriptions/views.py): a name many directories
 				// hold says where the work is alike, not that it is the same file
@@ -239,23 +243,36 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 	return c
 }
 
-// otherFile returns a path of h's learning that ends in the file name base under another
-// directory than every touched path (the topic's terms) ending in it, or "" when the learning
-// names no path of that name, or names the touched file itself (a path or its tail).
-func otherFile(h index.Hit, base string, touched []Term) string {
-	other := ""
+// wholePaths are the paths h's learning names whole (title, entities, triggers, body, in that
+// order); never nil.
+func wholePaths(h index.Hit) []string {
+	paths := []string{}
 	for _, f := range []string{"title", "entities", "triggers", "body"} {
 		for _, t := range index.AnalyzeTerms(index.FieldText(h.Doc, f)) {
-			if !t.Whole || !strings.HasSuffix(t.Text, "/"+base) {
-				continue
+			if t.Whole && strings.Contains(t.Text, "/") {
+				paths = append(paths, t.Text)
 			}
-			for _, tt := range touched {
-				if tt.Word == t.Text || strings.HasSuffix(tt.Word, "/"+t.Text) {
-					return ""
-				}
-			}
-			other = t.Text
 		}
+	}
+	return paths
+}
+
+// otherFile returns one of a learning's paths (wholePaths) that ends in the file name base
+// under another directory than every touched path (the topic's terms) ending in it, or "" when
+// the learning names no path of that name, or names the touched file itself (a path or its
+// tail).
+func otherFile(paths []string, base string, touched []Term) string {
+	other := ""
+	for _, p := range paths {
+		if !strings.HasSuffix(p, "/"+base) {
+			continue
+		}
+		for _, tt := range touched {
+			if tt.Word == p || strings.HasSuffix(tt.Word, "/"+p) {
+				return ""
+			}
+		}
+		other = p
 	}
 	return other
 }

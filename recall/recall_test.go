@@ -290,7 +290,7 @@ func TestOtherFile(t *testing.T) {
 	}
 	for _, c := range cases {
 		h := index.Hit{Doc: index.Doc{Title: "A learning", Body: c.body, Entities: c.entities}}
-		if got := otherFile(h, c.base, touched); got != c.want {
+		if got := otherFile(wholePaths(h), c.base, touched); got != c.want {
 			t.Errorf("%s: otherFile = %q, want %q", c.name, got, c.want)
 		}
 	}
