@@ -384,12 +384,7 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 	// the text score of the first learning kept of each topic, by memory (a team's index
 	// scores on its own scale)
 	topicBest := map[string]float64{}
-	topicOf := func(c *Candidate) string {
-		if c.From.Team != nil {
-			return c.Topic + "\x00" + c.From.memory()
-		}
-		return c.Topic
-	}
+	topicOf := func(c *Candidate) string { return c.Topic + "\x00" + c.From.memory() }
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
 		if c.Why != "" {
