@@ -1,19 +1,9 @@
 package recall
 
 import (
-	_ "embed"
-	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/reflect-memory/reflect/index"
 )
-
-// The developer vocabulary: abbreviations and synonyms, applied to a query (never to the
-// index, so a change to it needs no rebuild).
-//
-//go:embed vocabulary.txt
-var vocabularyText string
 
 // pair is one line of the vocabulary, each side analyzed; near, a synonym (a ~ b).
 type pair struct {
@@ -48,47 +38,6 @@ const nearCredit = 0.8
 //go:generate go test -run TestVocabularyTable -update-vocabulary .
 var vocabulary = sync.OnceValue(vocabularyTable)
 
-func parseVocabulary(text string) (*vocab, error) {
-	v := &vocab{byWord: map[string][][]string{}, near: map[string]bool{}}
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		a, b, near, ok := cutPair(line)
-		if !ok {
-			return nil, fmt.Errorf("vocabulary.txt:%d: %q is not short = long, nor a ~ b", i+1, line)
-		}
-		p := pair{short: side(a), long: side(b), line: i + 1, near: near}
-		if len(p.short) == 0 || len(p.long) == 0 {
-			return nil, fmt.Errorf("vocabulary.txt:%d: %q: a side has no words the index keeps", i+1, line)
-		}
-		v.pairs = append(v.pairs, p)
-		// a single word stands for the other side, both ways
-		if len(p.short) == 1 {
-			v.byWord[p.short[0]] = appendForm(v.byWord[p.short[0]], p.long)
-		}
-		if len(p.long) == 1 {
-			v.byWord[p.long[0]] = appendForm(v.byWord[p.long[0]], p.short)
-		}
-		if near {
-			short, long := strings.Join(p.short, " "), strings.Join(p.long, " ")
-			v.near[short+nearSep+long], v.near[long+nearSep+short] = true, true
-		}
-	}
-	return v, nil
-}
-
-// cutPair reads a line's two sides and whether they are synonyms (a ~ b) rather than one word
-// written two ways (short = long).
-func cutPair(line string) (a, b string, near, ok bool) {
-	if a, b, ok = strings.Cut(line, "="); ok {
-		return a, b, false, true
-	}
-	a, b, ok = strings.Cut(line, "~")
-	return a, b, true, ok
-}
-
 // credit is what a learning holding form, a vocabulary form of word, matches of word's
 // weight: nearCredit for a synonym, all of it for an abbreviation or spelling.
 func (v *vocab) credit(word string, form []string) float64 {
@@ -96,34 +45,6 @@ func (v *vocab) credit(word string, form []string) float64 {
 		return nearCredit
 	}
 	return 1
-}
-
-// side is one side of a pair as the index holds it: a single word or identifier as one
-// term (sign-in, not sign), several words as their words.
-func side(s string) []string {
-	ts := index.AnalyzeTerms(strings.TrimSpace(s))
-	if len(ts) == 0 {
-		return nil
-	}
-	if len(strings.Fields(s)) == 1 {
-		return []string{ts[0].Text}
-	}
-	var out []string
-	for _, t := range ts {
-		if !t.Whole {
-			out = append(out, t.Text)
-		}
-	}
-	return out
-}
-
-func appendForm(forms [][]string, f []string) [][]string {
-	for _, g := range forms {
-		if strings.Join(g, " ") == strings.Join(f, " ") {
-			return forms
-		}
-	}
-	return append(forms, f)
 }
 
 // alts are the forms word also goes by.
