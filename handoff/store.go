@@ -66,20 +66,11 @@ func Stage(tx *gitstore.Tx, msgs []transcript.Message, m Meta) (Written, error) 
 
 // Read returns the handoff of project and branch in HEAD; nil when there is none.
 func Read(r *gitstore.Repo, project, branch string) (*Handoff, plumbing.Hash, error) {
-	return read(r, Path(project, branch))
-}
-
-func read(r *gitstore.Repo, path string) (*Handoff, plumbing.Hash, error) {
+	path := Path(project, branch)
 	files, err := r.Walk(path[:strings.LastIndexByte(path, '/')])
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
-	return readIn(r, files, path)
-}
-
-// readIn reads the handoff at path among files, a Walk of its directory; nil when it is not
-// there.
-func readIn(r *gitstore.Repo, files []gitstore.File, path string) (*Handoff, plumbing.Hash, error) {
 	for _, f := range files {
 		if f.Path != path {
 			continue
