@@ -158,7 +158,7 @@ func (r *Repo) WriteVolatileState(rel string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(data) <= swapMax && swapWrite(dst, dst+".spare", data) == nil {
+	if len(data) <= swapMax && swapWrite(dst, spareOf(dst), data) == nil {
 		return nil
 	}
 	return r.writeAtomic(dst, data, 0o644)
@@ -169,24 +169,32 @@ const swapMax = 4096
 
 // RemoveVolatileState removes a file WriteVolatileState wrote, and its spare.
 func (r *Repo) RemoveVolatileState(rel string) error {
-	dst := filepath.Join(r.stateDir, filepath.FromSlash(rel))
-	os.Remove(dst + ".spare")
+	dst := r.stateFile(rel)
+	os.Remove(spareOf(dst))
 	if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return nil
 }
 
-// statePath is the path of rel under .git/reflect, its directory created.
+// spareOf is the spare file swapWrite keeps beside the state file dst.
+func spareOf(dst string) string { return dst + ".spare" }
+
+// stateFile is the path of rel under .git/reflect.
+func (r *Repo) stateFile(rel string) string {
+	return filepath.Join(r.stateDir, filepath.FromSlash(rel))
+}
+
+// statePath is stateFile(rel), its directory created.
 func (r *Repo) statePath(rel string) (string, error) {
-	dst := filepath.Join(r.stateDir, filepath.FromSlash(rel))
+	dst := r.stateFile(rel)
 	return dst, os.MkdirAll(filepath.Dir(dst), 0o755)
 }
 
 // ReadState reads a file of local state under .git/reflect; a missing file is (nil, nil). It
 // reads under a shared flock of the file where swapWrite may rewrite it (see there).
 func (r *Repo) ReadState(rel string) ([]byte, error) {
-	data, err := readShared(filepath.Join(r.stateDir, filepath.FromSlash(rel)))
+	data, err := readShared(r.stateFile(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
