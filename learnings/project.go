@@ -105,11 +105,16 @@ func validScheme(s string) bool {
 
 func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
+// IsDrivePath reports whether s starts with a Windows drive: a letter, a colon, a slash.
+func IsDrivePath(s string) bool {
+	return len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
+}
+
 // IsLocalPath reports whether a remote without "://" is a path, as git
 // decides: a slash before any colon, or a Windows drive. A word with neither
 // is rejected rather than taken as a relative path.
 func IsLocalPath(s string) bool {
-	if len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/') {
+	if IsDrivePath(s) {
 		return true
 	}
 	slash := strings.IndexAny(s, `/\`)

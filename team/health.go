@@ -104,7 +104,7 @@ func localPath(remote, dir string) (string, bool) {
 			return filepath.Join(home, rest), true
 		}
 	}
-	if !filepath.IsAbs(remote) && !(len(remote) >= 3 && remote[1] == ':') {
+	if !filepath.IsAbs(remote) && !learnings.IsDrivePath(remote) {
 		return filepath.Join(dir, remote), true
 	}
 	return remote, true
