@@ -293,14 +293,15 @@ func clauseRelative(cs []Candidate) {
 		}
 		return s
 	}
+	scores := make([]float64, len(cs))
 	top := 0.0
-	for _, c := range cs {
-		top = max(top, score(c))
+	for i, c := range cs {
+		scores[i] = score(c)
+		top = max(top, scores[i])
 	}
-	for i := range cs {
-		cs[i].ClauseRelative = 0
-		if top > 0 {
-			cs[i].ClauseRelative = score(cs[i]) / top
+	if top > 0 {
+		for i := range cs {
+			cs[i].ClauseRelative = scores[i] / top
 		}
 	}
 }
