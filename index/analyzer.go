@@ -1,6 +1,7 @@
 package index
 
 import (
+	"maps"
 	"strings"
 	"sync"
 	"unicode"
@@ -341,7 +342,7 @@ var compounds = sync.OnceValue(func() map[string]map[string]string {
 // the stemmer does not (and a few regular forms it cuts wrong): "the build broke", "waitFor hung", "emails sent twice", "lost shuffle
 // data" say break, hang, send and lose. Forms that are also other words people use of code
 // are left out (found: "not found"; left: a left join; fed, led, met, read, set, shut, split).
-var irregular = sync.OnceValue(func() map[string]string {
+func irregular() map[string]string {
 	return map[string]string{
 		"broke": "break", "broken": "break", "hung": "hang", "sent": "send", "paid": "pay",
 		"built": "build", "rebuilt": "rebuild", "lost": "lose", "wrote": "write", "written": "write",
@@ -355,7 +356,7 @@ var irregular = sync.OnceValue(func() map[string]string {
 		// of "added" (ad) and "diffed" (dif) but not of add and diff
 		"added": "add", "adding": "add", "diffed": "diff", "diffing": "diff",
 	}
-})
+}
 
 // derived maps derived forms the Porter stemmer cuts apart from their verb to that verb, which
 // it then stems with the verb's own forms: its -y step keeps the y of a noun (expiry is expiri,
@@ -366,7 +367,7 @@ var irregular = sync.OnceValue(func() map[string]string {
 // "delivered twice", nor "verify the signature" a learning about signature verification. Only
 // forms whose verb means the same thing are listed (not entry: enter, registry: register,
 // resolution: resolve, certificate: certify).
-var derived = sync.OnceValue(func() map[string]string {
+func derived() map[string]string {
 	return byForm(
 		"expire", "expiry expiries",
 		"deliver", "delivery deliveries",
@@ -382,7 +383,7 @@ var derived = sync.OnceValue(func() map[string]string {
 		"fail", "failure failures",
 		"flaky", "flake flakes flaked flaking",
 	)
-})
+}
 
 // unstemmed are words the Porter stemmer folds into another word of code, each mapped to
 // the form it is held in (not stemmed): production is product to it, so prod (production)
@@ -414,7 +415,7 @@ func byForm(pairs ...string) map[string]string {
 // british maps British spellings of words said of code to the American ones, which the
 // stemmer cuts apart ("organisation" is organis, "organization" organ; analys, analyz):
 // the -ise verbs of code and their forms, and a few words spelt with -our, -re, -ogue, -ence.
-var british = sync.OnceValue(func() map[string]string {
+func british() map[string]string {
 	m := map[string]string{
 		"behaviour": "behavior", "behaviours": "behaviors", "colour": "color", "colours": "colors",
 		"favour": "favor", "favourite": "favorite", "favourites": "favorites", "analyse": "analyze",
@@ -434,10 +435,21 @@ var british = sync.OnceValue(func() map[string]string {
 		}
 	}
 	return m
+}
+
+// baseForms maps every form of irregular, british and derived to the word it is held as: one
+// lookup a token rather than three. Where two tables held a form, irregular's would win over
+// british's and british's over derived's, as in the chain of lookups this replaced; they hold
+// none in common.
+var baseForms = sync.OnceValue(func() map[string]string {
+	m := derived()
+	maps.Copy(m, british())
+	maps.Copy(m, irregular())
+	return m
 })
 
 func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
-	irregular, british, derived, unstemmed, compounds := irregular(), british(), derived(), unstemmed(), compounds()
+	baseForms, unstemmed, compounds := baseForms(), unstemmed(), compounds()
 	out := in[:0]
 	wholeEnd := 0 // where the last identifier kept whole ends: its parts are inside it
 	for i := 0; i < len(in); i++ {
@@ -446,12 +458,8 @@ func (compoundFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 			wholeEnd = max(wholeEnd, t.End)
 		}
 		if t.Type != wholeType && !t.KeyWord {
-			if base, ok := irregular[string(t.Term)]; ok {
+			if base, ok := baseForms[string(t.Term)]; ok {
 				t.Term = []byte(base)
-			} else if us, ok := british[string(t.Term)]; ok {
-				t.Term = []byte(us)
-			} else if verb, ok := derived[string(t.Term)]; ok {
-				t.Term = []byte(verb)
 			}
 			if w, ok := unstemmed[string(t.Term)]; ok {
 				t.Term, t.KeyWord = []byte(w), true

@@ -136,3 +136,17 @@ func mustSearch(t *testing.T, ix *Index, q Query) *Result {
 	}
 	return res
 }
+
+// baseForms is one map of irregular, british and derived: the same as looking them up in
+// that order only while no form is in two of them.
+func TestBaseFormsApart(t *testing.T) {
+	seen := map[string]string{}
+	for name, m := range map[string]map[string]string{"irregular": irregular(), "british": british(), "derived": derived()} {
+		for form := range m {
+			if other, ok := seen[form]; ok {
+				t.Errorf("%q is in %s and %s", form, other, name)
+			}
+			seen[form] = name
+		}
+	}
+}
