@@ -188,12 +188,16 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 	// billing/webhooks/migrations/…) already counted as the subject's, and counted twice it
 	// carried learnings that matched two common words of the subject (heldout2's
 	// start-bill-duplicate-emails: "migration, add, table" + migrations again, rarity 2.39)
-	var said []string
-	if len(tp.Support) > 0 {
-		said = tp.words()
-	}
+	var said []string // the topic's own words, worked out for a hit that holds a support word
 	for _, t := range tp.Support {
-		if w := supportShare * weight(t.Word); has[t.Word] && w > 0 && !slices.Contains(said, t.Word) {
+		w := supportShare * weight(t.Word)
+		if !has[t.Word] || w <= 0 {
+			continue
+		}
+		if said == nil {
+			said = tp.words()
+		}
+		if !slices.Contains(said, t.Word) {
 			c.Rarity += w
 			c.Matches = append(c.Matches, Match{Said: t.Word, Kind: "file", Weight: w, Strength: h.Strength[t.Word]})
 		}
