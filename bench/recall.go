@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/hooks/resident"
 	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
@@ -42,6 +44,8 @@ func runRecall(sizeList string, runs, bigFiles int) error {
 		n                                            int
 		startup, startHook, promptHook, search, grep []float64
 		bigStartHook                                 []float64 // SessionStart in the large project
+		// the same hooks when no engine stays (the day's first, or after recall.resident)
+		coldStartHook, coldPromptHook []float64
 		// CPU time (user + system) of the same runs: what a hook costs whatever else the
 		// machine runs (the wall times above grow with the load; these barely do)
 		cpuStartup, cpuStartHook, cpuPromptHook []float64
@@ -97,43 +101,63 @@ func runRecall(sizeList string, runs, bigFiles int) error {
 			// as a host sends it: the new session's transcript, not yet written, for which the
 			// session start starts the history importer (history/watch)
 			transcript := func(s string) string { return filepath.Join(tmp, "transcripts", s+".jsonl") }
-			start, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "SessionStart", "source": "startup", "cwd": proj, "transcript_path": transcript(session)})
-			bigStart, _ := json.Marshal(map[string]any{"session_id": session + "-big", "hook_event_name": "SessionStart", "source": "startup", "cwd": big, "transcript_path": transcript(session + "-big")})
+			startOf := func(s, cwd string) []byte {
+				p, _ := json.Marshal(map[string]any{"session_id": s, "hook_event_name": "SessionStart", "source": "startup", "cwd": cwd, "transcript_path": transcript(s)})
+				return p
+			}
 			ask, _ := json.Marshal(map[string]any{"session_id": session, "hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": proj})
-			var row, cpu [6]float64
+			hook := []string{"--home", home, "hook", "claude"}
+			var row, cpu [8]float64
 			steps := []struct {
 				stdin []byte
 				name  string
 				args  []string
+				// resident: a resident engine answers the step (hooks/resident); else none
+				// stays when it begins (it starts one)
+				resident bool
 			}{
-				{nil, bin, []string{"version"}},
-				{start, bin, []string{"--home", home, "hook", "claude"}},
-				{ask, bin, []string{"--home", home, "hook", "claude"}},
-				{nil, bin, []string{"--home", home, "search", "webhook|retry deadlock postgres"}},
-				{nil, "git", grepArgs},
-				{bigStart, bin, []string{"--home", home, "hook", "claude"}},
+				{nil, bin, []string{"version"}, false},
+				{startOf(session, proj), bin, hook, false}, // the first session start of the day
+				{ask, bin, hook, true},                     // every prompt after it
+				{nil, bin, []string{"--home", home, "search", "webhook|retry deadlock postgres"}, false},
+				{nil, "git", grepArgs, false},
+				{startOf(session+"-big", big), bin, hook, true},    // a session start in the large project
+				{startOf(session+"-again", proj), bin, hook, true}, // a second session start
+				{ask, bin, hook, false},                            // a prompt after recall.resident idle
 			}
 			for k, st := range steps {
+				if st.resident {
+					if err := awaitResident(home); err != nil {
+						return err
+					}
+				} else if st.name == bin && len(st.args) > 2 && st.args[2] == "hook" {
+					testenv.StopResident(home)
+				}
+				engineCPU := residentCPU(home)
 				d, err := timed(proj, st.stdin, st.name, st.args...)
 				if err != nil {
 					return err
 				}
-				row[k], cpu[k] = d, lastCPU
+				// a resident engine's share of the hook is CPU time too
+				row[k], cpu[k] = d, lastCPU+residentCPU(home)-engineCPU
 				settle(home)               // a hook may start a pool refill: let it finish before the next step
 				testenv.StopWatchers(home) // and a session start its history importer
 			}
 			if i >= 3 {
 				res.startup = append(res.startup, row[0])
 				res.cpuStartup = append(res.cpuStartup, cpu[0])
-				res.cpuStartHook = append(res.cpuStartHook, cpu[1])
-				res.cpuPromptHook = append(res.cpuPromptHook, cpu[2])
-				res.startHook = append(res.startHook, row[1])
+				res.coldStartHook = append(res.coldStartHook, row[1])
 				res.promptHook = append(res.promptHook, row[2])
+				res.cpuPromptHook = append(res.cpuPromptHook, cpu[2])
 				res.search = append(res.search, row[3])
 				res.grep = append(res.grep, row[4])
 				res.bigStartHook = append(res.bigStartHook, row[5])
+				res.startHook = append(res.startHook, row[6])
+				res.cpuStartHook = append(res.cpuStartHook, cpu[6])
+				res.coldPromptHook = append(res.coldPromptHook, row[7])
 			}
 		}
+		testenv.StopResident(home)
 		// catch-up: 100 learnings arrive through the git CLI, then one search
 		rng := rand.New(rand.NewPCG(uint64(n), 9))
 		for round := 0; round < 3; round++ {
@@ -159,7 +183,8 @@ func runRecall(sizeList string, runs, bigFiles int) error {
 		os.RemoveAll(home)
 	}
 	fmt.Printf("recall and search, whole process (new process per call, as the hosts run hooks): median (p90) of %d runs\n", runs)
-	fmt.Printf("baselines in the same run: reflect's start-up (`reflect version`) and `git grep -l` of the same words\n\n")
+	fmt.Printf("baselines in the same run: reflect's start-up (`reflect version`) and `git grep -l` of the same words\n")
+	fmt.Printf("the hooks are answered by the memory's resident reflect-engine (hooks/resident), as every recall hook is after the day's first\n\n")
 	fmt.Printf("| learnings | start-up | SessionStart hook | UserPromptSubmit hook | hooks ÷ start-up | reflect search | git grep | search ÷ git grep | prompt hook ÷ @%d |\n", results[0].n)
 	fmt.Printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	base := pct(results[0].promptHook, 50)
@@ -169,12 +194,19 @@ func runRecall(sizeList string, runs, bigFiles int) error {
 		fmt.Printf("| %d | %s | %s | %s | %.2f, %.2f | %s | %s | %.2f | %.2f |\n", r.n, f(r.startup), f(r.startHook), f(r.promptHook),
 			pct(r.startHook, 50)/up, pct(r.promptHook, 50)/up, f(r.search), f(r.grep), pct(r.search, 50)/pct(r.grep, 50), pct(r.promptHook, 50)/base)
 	}
+	fmt.Printf("\nThe same hooks when no reflect-engine stays (the day's first, or after recall.resident without one): each starts reflect-engine, median (p90):\n\n| learnings | start-up | SessionStart hook | UserPromptSubmit hook | hooks ÷ start-up |\n|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		f := func(xs []float64) string { return fmt.Sprintf("%.1f ms (%.1f)", pct(xs, 50), pct(xs, 90)) }
+		up := pct(r.startup, 50)
+		fmt.Printf("| %d | %s | %s | %s | %.2f, %.2f |\n", r.n, f(r.startup), f(r.coldStartHook), f(r.coldPromptHook),
+			pct(r.coldStartHook, 50)/up, pct(r.coldPromptHook, 50)/up)
+	}
 	fmt.Printf("\nSessionStart in a large project (%s more files, ~%s objects in one pack) beside the small one, median (p90):\n\n| learnings | small project | large project | large ÷ small |\n|---:|---:|---:|---:|\n", thousands(bigFiles), thousands(2*bigFiles))
 	for _, r := range results {
 		f := func(xs []float64) string { return fmt.Sprintf("%.1f ms (%.1f)", pct(xs, 50), pct(xs, 90)) }
 		fmt.Printf("| %d | %s | %s | %.2f |\n", r.n, f(r.startHook), f(r.bigStartHook), pct(r.bigStartHook, 50)/pct(r.startHook, 50))
 	}
-	fmt.Printf("\nCPU time (user + system) of the same runs, median (p90):\n\n| learnings | start-up | SessionStart hook | UserPromptSubmit hook | hooks ÷ start-up |\n|---:|---:|---:|---:|---:|\n")
+	fmt.Printf("\nCPU time (user + system) of the same runs, the resident engine's share of a hook included, median (p90):\n\n| learnings | start-up | SessionStart hook | UserPromptSubmit hook | hooks ÷ start-up |\n|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		f := func(xs []float64) string { return fmt.Sprintf("%.1f ms (%.1f)", pct(xs, 50), pct(xs, 90)) }
 		up := pct(r.cpuStartup, 50)
@@ -264,4 +296,37 @@ func project(env []string, proj string, bulk int) error {
 		}
 	}
 	return nil
+}
+
+// awaitResident waits (at most 10 s) until the memory at home has a resident engine that
+// listens: the hook before started it, detached.
+func awaitResident(home string) error {
+	dir := resident.Dir(filepath.Join(home, ".git", "reflect"))
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
+		socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+		for _, sock := range socks {
+			if c, err := net.Dial("unix", sock); err == nil {
+				c.Close()
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("no resident reflect-engine listens for %s", home)
+}
+
+// residentCPU is the CPU time the memory's resident engines have spent, in milliseconds
+// (Linux's /proc/PID/schedstat: nanoseconds on a CPU; elsewhere 0).
+func residentCPU(home string) float64 {
+	var ns float64
+	for _, pid := range testenv.Processes(home, testenv.ResidentArg) {
+		b, err := os.ReadFile(filepath.Join("/proc", pid, "schedstat"))
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			v, _ := strconv.ParseFloat(f[0], 64)
+			ns += v
+		}
+	}
+	return ns / 1e6
 }

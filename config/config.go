@@ -109,6 +109,10 @@ type Recall struct {
 	// reviewed, are injected: all, reviewed, none, or auto (all while only this machine's
 	// author has written to the memory, reviewed once another has).
 	FromOthers string `toml:"from_others"`
+	// Resident (local) is how long a reflect-engine stays after the last recall hook it
+	// answered, to answer the next one without a start-up (package hooks/resident); 0: every
+	// recall hook starts reflect-engine.
+	Resident Duration `toml:"resident"`
 }
 
 // Hooks holds the deadlines of `reflect hook`: past them a hook gives up and exits 0 with no
@@ -163,7 +167,7 @@ func Default() Config {
 		},
 		Queue: Queue{DigestMaxBytes: 48 << 10, StopGrowthBytes: 32 << 10},
 		Recall: Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4, HalfLife: Duration(180 * 24 * time.Hour),
-			FromOthers: FromOthersAuto},
+			FromOthers: FromOthersAuto, Resident: Duration(15 * time.Minute)},
 		Drain: Drain{Extractor: "auto", Timeout: Duration(3 * time.Minute), Attempts: 3, RetryWait: Duration(2 * time.Second),
 			MaxCallsPerDay: 20, MaxTokensPerDay: 500_000},
 		Sync:    Sync{Remote: "origin"},
@@ -345,7 +349,7 @@ func view(cfg *Config, scope Scope) any {
 		Sync    *Sync    `toml:"sync"`
 		Recall  *local   `toml:"recall"`
 		History *History `toml:"history"`
-	}{&cfg.Author, &cfg.Drain, &cfg.Sync, &local{&cfg.Recall.FromOthers}, &cfg.History}
+	}{&cfg.Author, &cfg.Drain, &cfg.Sync, &local{&cfg.Recall.FromOthers, &cfg.Recall.Resident}, &cfg.History}
 }
 
 // shared and local split [recall] between the files.
@@ -357,7 +361,8 @@ type shared struct {
 }
 
 type local struct {
-	FromOthers *string `toml:"from_others"`
+	FromOthers *string   `toml:"from_others"`
+	Resident   *Duration `toml:"resident"`
 }
 
 func decodeError(path string, err error) *Error {
@@ -385,6 +390,7 @@ const (
 	maxDrainTimeout    = time.Hour
 	maxRetryWait       = time.Minute
 	maxHistoryWatch    = time.Hour
+	maxResident        = 24 * time.Hour
 	maxHandoffAge      = 365 * 24 * time.Hour
 )
 
@@ -458,6 +464,8 @@ func (c Config) validate(scope Scope) *Error {
 		return bad("sync.remote", "must be a remote name like origin (got %q)", c.Sync.Remote)
 	case c.History.Watch < 0 || c.History.Watch.Std() > maxHistoryWatch:
 		return bad("history.watch", "must be between 0 (off) and %v (got %v)", maxHistoryWatch, c.History.Watch.Std())
+	case c.Recall.Resident < 0 || c.Recall.Resident.Std() > maxResident:
+		return bad("recall.resident", "must be between 0 (off) and %v (got %v)", maxResident, c.Recall.Resident.Std())
 	}
 	switch c.Recall.FromOthers {
 	case FromOthersAuto, FromOthersReviewed, FromOthersAll, FromOthersNone:

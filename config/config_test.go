@@ -167,14 +167,14 @@ func TestKeys(t *testing.T) {
 		"drain.extractor": Local, "drain.model": Local, "drain.max_calls_per_day": Local, "sync.auto": Local,
 		"sync.remote": Local, "author.email": Local, "recall.from_others": Local,
 		"recall.max_chars": Shared, "hooks.recall_timeout": Shared, "queue.digest_max_bytes": Shared, "git.lock_timeout": Shared,
-		"handoff.enabled": Shared, "handoff.max_age": Shared, "handoff.max_chars": Shared, "history.watch": Local,
+		"handoff.enabled": Shared, "handoff.max_age": Shared, "handoff.max_chars": Shared, "history.watch": Local, "recall.resident": Local,
 	} {
 		if got, ok := scopes[name]; !ok || got != want {
 			t.Errorf("%s: scope %v (known %v), want %v", name, got, ok, want)
 		}
 	}
-	if len(scopes) != 27 {
-		t.Errorf("%d keys, want 27", len(scopes))
+	if len(scopes) != 28 {
+		t.Errorf("%d keys, want 28", len(scopes))
 	}
 	if _, err := LookupKey("drain.nope"); err == nil || !strings.Contains(err.Error(), "drain.extractor") {
 		t.Errorf("LookupKey(unknown) = %v", err)
@@ -279,5 +279,45 @@ func TestTemplatesAreDefaults(t *testing.T) {
 	cfg, _, err := Load(shared, local)
 	if err != nil || cfg.History.Watch.Std() != time.Minute {
 		t.Fatalf("an edited local file beside the shared template: history.watch %v, %v; want 1m", cfg.History.Watch.Std(), err)
+	}
+}
+
+// TestEveryKeyIsRead: every key, set in its own file to a value other than its default, is
+// read back as that value (a key missing from its file's view would be silently ignored).
+func TestEveryKeyIsRead(t *testing.T) {
+	other := map[string]string{
+		"author.name": "A", "author.email": "a@example.org", "drain.extractor": "heuristic", "drain.model": "m",
+		"drain.key_env": "K_ENV", "drain.timeout": "1m", "drain.attempts": "2", "drain.retry_wait": "1s",
+		"drain.max_calls_per_day": "3", "drain.max_tokens_per_day": "4", "sync.auto": "true", "sync.remote": "up",
+		"recall.from_others": "none", "recall.resident": "0s", "history.watch": "0s",
+		"git.lock_timeout": "3s", "hooks.recall_timeout": "2s", "hooks.capture_timeout": "1s", "hooks.correction_window": "1m",
+		"queue.digest_max_bytes": "2048", "queue.stop_growth_bytes": "5", "recall.max_learnings": "4", "recall.max_chars": "900",
+		"recall.min_coverage": "0.5", "recall.half_life": "2h", "handoff.enabled": "false", "handoff.max_age": "2h", "handoff.max_chars": "300",
+	}
+	for _, k := range Keys() {
+		value, ok := other[k.Name]
+		if !ok {
+			t.Errorf("%s: no value to try; add one", k.Name)
+			continue
+		}
+		lit, err := k.Literal(value)
+		if err != nil {
+			t.Fatalf("%s: %v", k.Name, err)
+		}
+		data, err := Set(nil, k, lit)
+		if err != nil {
+			t.Fatalf("%s: %v", k.Name, err)
+		}
+		parse := ParseShared
+		if k.Scope == Local {
+			parse = ParseLocal
+		}
+		cfg, _, err := parse("f.toml", data)
+		if err != nil {
+			t.Fatalf("%s = %s: %v", k.Name, lit, err)
+		}
+		if got, def := cfg.Value(k), Default().Value(k); got == def {
+			t.Errorf("%s = %s in its file is read as %s, the default", k.Name, lit, got)
+		}
 	}
 }

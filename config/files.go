@@ -81,6 +81,9 @@ remote = "origin"
 # someone else): all, reviewed (only reviewed ones), none, or auto (all while only your
 # author has written to the memory, reviewed once another has).
 from_others = "auto"
+# A reflect-engine stays this long after the last recall hook it answered (at most 24h), so
+# that the next prompt's recall starts no process; 0: every recall starts reflect-engine.
+resident = "15m"
 
 [history]
 # The history import a session's start starts stays this long without a turn (at most 1h),

@@ -44,7 +44,7 @@ type Key struct {
 var localSections = []string{"author", "drain", "sync", "history"}
 
 // localKeys are local keys inside a shared section.
-var localKeys = []string{"recall.from_others"}
+var localKeys = []string{"recall.from_others", "recall.resident"}
 
 // Keys lists every setting, in the order of Config's fields.
 func Keys() []Key { return slices.Clone(allKeys()) }

@@ -10,5 +10,6 @@
 // .git/reflect/log, never to the agent. This package never blocks on anything slow: drain,
 // sync and archiving are handed to detached processes. The lean reflect runs the captures
 // itself and hands the events that need the search engine (Engine: the recall events,
-// opencode's captures) to reflect-engine as a child, within the same deadline (Options.HandOff).
+// opencode's captures) to reflect-engine, within the same deadline (Options.HandOff): the
+// memory's resident engine when one listens (package hooks/resident), else a child.
 package hooks

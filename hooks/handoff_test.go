@@ -64,12 +64,15 @@ func TestHandOff(t *testing.T) {
 			handed := false
 			start := time.Now()
 			Run(ctx, Options{Harness: HostClaude, Home: r.Root(), Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard,
-				HandOff: func(ctx context.Context, payload []byte) ([]byte, error) {
+				HandOff: func(ctx context.Context, h Handed) ([]byte, error) {
 					handed = true
-					if !bytes.Equal(payload, p) {
-						t.Errorf("the engine got %q; want the payload %q", payload, p)
+					if !bytes.Equal(h.Payload, p) {
+						t.Errorf("the engine got %q; want the payload %q", h.Payload, p)
 					}
-					return tt.engine(ctx, payload)
+					if h.StateDir != r.StateDir() || h.Resident != r.Config().Recall.Resident.Std() || time.Since(h.Began) > time.Second {
+						t.Errorf("handed %+v; want the state directory %s, recall.resident and when the hook began", h, r.StateDir())
+					}
+					return tt.engine(ctx, h.Payload)
 				}})
 			if handed != tt.handed {
 				t.Fatalf("handed to the engine: %v; want %v", handed, tt.handed)

@@ -13,7 +13,7 @@ import (
 // Engine is what the recall events need and only reflect-engine links: the search index
 // (bleve) and the recall over it, and opencode's session database (sqlite). Package
 // hookengine provides it. The lean reflect has none: it hands the events that need it to
-// reflect-engine (Options.HandOff), so that the capture hooks never initialise a search
+// reflect-engine (Options.HandOff: a resident one, else a child), so that the capture hooks never initialise a search
 // engine (bleve's package init alone was 1.9 ms of every process, GODEBUG=inittrace=1).
 type Engine struct {
 	// StartSubjects is how many commit subjects a session start's recall draws on.

@@ -40,10 +40,29 @@ type Options struct {
 	// Engine answers the recall events and reads opencode's database in this process
 	// (reflect-engine). Nil in the lean reflect.
 	Engine *Engine
-	// HandOff runs this hook in reflect-engine, the payload on its stdin, and returns what it
-	// printed; ctx carries the event's deadline. The lean reflect sets it (and no Engine):
-	// the events that need the engine (NeedsEngine) are handed off whole.
-	HandOff func(ctx context.Context, payload []byte) ([]byte, error)
+	// HandOff runs this hook in reflect-engine (a resident one, else a child) and returns
+	// what it printed; ctx carries the event's deadline. The lean reflect sets it (and no
+	// Engine): the events that need the engine (NeedsEngine) are handed off whole.
+	HandOff func(ctx context.Context, h Handed) ([]byte, error)
+	// Began is when the hook began, when that was in another process (a resident engine
+	// answers a hook the lean reflect read): the deadline counts from it. Zero: now.
+	Began time.Time
+	// Resident: a resident engine answers this hook (last-event.json says so).
+	Resident bool
+}
+
+// Handed is a hook the lean reflect hands to reflect-engine.
+type Handed struct {
+	Payload []byte    // its standard input
+	Began   time.Time // when it began: its deadline counts from there
+	// StateDir is the memory's state directory (.git/reflect), where resident engines listen.
+	StateDir string
+	// Resident is recall.resident: how long a reflect-engine started for it may stay to answer
+	// the next one (package hooks/resident); 0: none stays.
+	Resident time.Duration
+	// Afterwards starts `reflect ARGS…` on the memory, detached, once the hook has printed
+	// what it prints.
+	Afterwards func(args ...string)
 }
 
 // maxPayload bounds what a hook reads from stdin. The largest payloads hosts send are a
@@ -104,6 +123,7 @@ type report struct {
 	Handoff  string    `json:"handoff,omitempty"` // the handoff written or injected, or why not
 	Error    string    `json:"error,omitempty"`
 	TimedOut bool      `json:"timed_out,omitempty"`
+	Resident bool      `json:"resident,omitempty"` // answered by a resident reflect-engine
 }
 
 // Run handles one hook invocation and never fails: every problem is logged, the process
@@ -120,6 +140,12 @@ func Run(ctx context.Context, o Options) {
 	}
 	start := now()
 	began := time.Now() // deadlines run on the real clock, whatever Now says
+	if !o.Began.IsZero() {
+		began = o.Began
+		if o.Now == nil {
+			start = o.Began
+		}
+	}
 	debugf := func(format string, args ...any) {
 		if o.Debug && o.Stderr != nil {
 			fmt.Fprintf(o.Stderr, "reflect hook: "+format+"\n", args...)
@@ -188,7 +214,7 @@ func Run(ctx context.Context, o Options) {
 		return
 	}
 	e := &event{Payload: p, harness: harness, repo: r, cfg: cfg, log: log, now: start,
-		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC()},
+		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC(), Resident: o.Resident},
 		spawn:  o.Background, engine: o.Engine}
 
 	deadline := e.cfg.Hooks.CaptureTimeout.Std()
@@ -200,6 +226,9 @@ func Run(ctx context.Context, o Options) {
 	if o.Engine == nil && o.HandOff != nil && e.needsEngine() {
 		err := e.handOff(ctx, o, in.data, began, deadline+grace)
 		if !errors.Is(err, ErrNoEngine) {
+			for _, args := range e.takeAfterwards() {
+				e.background(args...)
+			}
 			return
 		}
 		// reflect-engine is not installed: what this process can do (a prompt's "remember:",
@@ -373,7 +402,8 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), began.Add(wait))
 	defer cancel()
 	go func() {
-		out, err := o.HandOff(hctx, payload)
+		out, err := o.HandOff(hctx, Handed{Payload: payload, Began: began, StateDir: e.repo.StateDir(),
+			Resident: e.cfg.Recall.Resident.Std(), Afterwards: e.afterwards})
 		done <- result{out, err}
 	}()
 	var res result

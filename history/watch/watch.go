@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reflect-memory/reflect/internal/leave"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
@@ -139,7 +140,7 @@ func Watch(ctx context.Context, stateDir, transcript string, idle time.Duration,
 			unlock()
 			return true, nil // the memory was removed: nothing to import into
 		}
-		if _, err := os.Stat(leavePath(stateDir)); err == nil {
+		if leave.Asked(Dir(stateDir)) {
 			break // asked to leave (Leave)
 		}
 		if n := size(marker); n != seen {
@@ -157,23 +158,10 @@ func Watch(ctx context.Context, stateDir, transcript string, idle time.Duration,
 	return true, nil
 }
 
-// leavePath is the file whose presence asks every importer watching a session of the memory
-// to leave (once its import under way is done).
-func leavePath(stateDir string) string { return filepath.Join(Dir(stateDir), "leave") }
-
 // Leave asks the importers watching sessions of the memory to leave, at their next look (every
-// Every); they import a poke they have not seen first. A signal asks the same of one importer
-// that has begun to watch, but one still starting would die of it before its first import.
-// The returned function lets importers stay again.
-func Leave(stateDir string) (stay func(), err error) {
-	if err := os.MkdirAll(Dir(stateDir), 0o700); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(leavePath(stateDir), nil, 0o600); err != nil {
-		return nil, err
-	}
-	return func() { os.Remove(leavePath(stateDir)) }, nil
-}
+// Every); they import a poke they have not seen first (package leave). The returned function
+// lets importers stay again.
+func Leave(stateDir string) (stay func(), err error) { return leave.Ask(Dir(stateDir)) }
 
 // size is the marker's length: each poke adds one.
 func size(marker string) int64 {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/opencode"
@@ -72,6 +73,22 @@ func answer(ctx context.Context, q hooks.RecallQuery) (string, int, error) {
 		return "", 0, err
 	}
 	return res.Text, len(res.Injected), nil
+}
+
+// Warm runs one recall whose answer nobody reads, for no session (nothing is recorded), so
+// that what a process does once — the index's first open, the tables built at first use, the
+// pages of the code — is done before a resident engine's first hook rather than in it.
+func Warm(ctx context.Context, r *gitstore.Repo) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	ix, err := index.Open(ctx, r, index.Options{LockTimeout: 100 * time.Millisecond, CatchUpLimit: 500, NoBuild: true})
+	if err != nil {
+		return
+	}
+	defer ix.Close()
+	const prompt = "why does the build fail after the database migration"
+	tp := recall.PromptTopic(prompt)
+	recall.Recall(ctx, r, ix, recall.Request{Harness: "claude-code", Prompt: prompt, Topic: &tp, Now: time.Now(), DryRun: true})
 }
 
 // mirrorOpencode brings the session's mirror (package opencode) up to date and returns it:

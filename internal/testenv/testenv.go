@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/reflect-memory/reflect/history/watch"
+	"github.com/reflect-memory/reflect/hooks/resident"
 )
 
 // SetHome gives the test an empty HOME and XDG_CONFIG_HOME, no system git config, and a
@@ -33,11 +34,15 @@ func SetHome(t testing.TB) {
 // the knowledge repository at home (drain, sync, index catch-up or build, pool refill, history
 // import): until no other process names home on its command line (Linux's /proc; elsewhere it
 // only waits on the locks), then until their locks are free. The history importers that stay
-// to watch their sessions (history import --watch) are asked to leave first
-// (history/watch.Leave): each imports what it was poked for and goes. A test calls it before
+// to watch their sessions (history import --watch) and the resident engines that stay to
+// answer recall hooks (internal resident) are asked to leave first (history/watch.Leave,
+// hooks/resident.Leave): each finishes what it was asked for and goes. A test calls it before
 // its temporary directory is removed.
 func WaitDetached(home string) {
 	if stay, err := watch.Leave(filepath.Join(home, ".git", "reflect")); err == nil {
+		defer stay()
+	}
+	if stay, err := resident.Leave(filepath.Join(home, ".git", "reflect")); err == nil {
 		defer stay()
 	}
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
@@ -66,6 +71,22 @@ func StopWatchers(home string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// StopResident asks the resident engine of the memory at home to leave and waits (at most
+// 20 s) until none runs; a later recall hook starts a new one.
+func StopResident(home string) {
+	stay, err := resident.Leave(filepath.Join(home, ".git", "reflect"))
+	if err != nil {
+		return
+	}
+	defer stay()
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) && len(Processes(home, ResidentArg)) > 0; {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ResidentArg marks a resident engine on its command line.
+const ResidentArg = "\x00internal\x00resident"
 
 // Processes are the pids of the other processes that name home on their command line and,
 // when with is not empty, hold with in it too (Linux's /proc; elsewhere none).

@@ -36,7 +36,7 @@ func TestStartDetached(t *testing.T) {
 	defer syscall.Close(p[0])
 	defer syscall.Close(p[1])
 	script := `sleep 0.2; set -- $(cat /proc/$$/stat); echo "$6 ${19}"; echo fds $(ls /proc/$$/fd); echo done`
-	pid, err := startDetached(sh, []string{"-c", script}, f)
+	pid, err := startDetached(sh, []string{"-c", script}, f, 10)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

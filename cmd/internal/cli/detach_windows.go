@@ -10,7 +10,7 @@ const createNewProcessGroup = 0x00000200
 
 // startDetached starts path with args so that it outlives reflect: its own process group,
 // no inherited streams but out (nil: none) as stdout and stderr.
-func startDetached(path string, args []string, out *os.File) (int, error) {
+func startDetached(path string, args []string, out *os.File, _ int) (int, error) {
 	c := exec.Command(path, args...)
 	if out != nil {
 		c.Stdout, c.Stderr = out, out

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/reflect-memory/reflect/cmd/internal/engineline"
 	"github.com/reflect-memory/reflect/hooks"
+	"github.com/reflect-memory/reflect/hooks/resident"
 	"github.com/reflect-memory/reflect/install"
 )
 
@@ -256,37 +258,70 @@ func (a *App) args() []string {
 	return os.Args[1:]
 }
 
-// hookHandOff runs this hook in reflect-engine as a child: the payload on its stdin, what it
-// prints returned, killed at ctx's deadline. hooks.ErrNoEngine when there is none to run.
-func (a *App) hookHandOff(home string, args []string) func(ctx context.Context, payload []byte) ([]byte, error) {
-	return func(ctx context.Context, payload []byte) ([]byte, error) {
+// hookHandOff runs this hook in reflect-engine: the resident one of the memory when one
+// listens (package hooks/resident), else a child, the payload on its stdin, what it prints
+// returned, killed at ctx's deadline; after a child, one is started to stay for the next
+// hooks (recall.resident). hooks.ErrNoEngine when there is no engine to run.
+func (a *App) hookHandOff(home string, args []string) func(ctx context.Context, h hooks.Handed) ([]byte, error) {
+	return func(ctx context.Context, h hooks.Handed) ([]byte, error) {
 		path, err := enginePath(false, io.Discard)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", hooks.ErrNoEngine, err)
 		}
-		argv := []string{"--home", home}
-		if a.Verbose {
-			argv = append(argv, "--verbose")
-		}
-		c := exec.CommandContext(ctx, path, append(append(argv, "hook"), args...)...)
-		c.Stdin = bytes.NewReader(payload)
-		var out bytes.Buffer
-		c.Stdout = &limited{w: &out, n: 1 << 20}
-		if a.Verbose || os.Getenv("REFLECT_DEBUG") == "1" {
-			c.Stderr = a.Stderr
-		}
-		c.WaitDelay = 100 * time.Millisecond
-		if err := c.Start(); err != nil {
-			return nil, fmt.Errorf("%w: %v", hooks.ErrNoEngine, err)
-		}
-		if err := c.Wait(); err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("reflect-engine passed the hook's deadline: %w", ctx.Err())
+		debug := a.Verbose || os.Getenv("REFLECT_DEBUG") == "1"
+		stay := false
+		if h.Resident > 0 && !debug { // a resident engine's stderr is not this hook's
+			if sock, _, ok := resident.Socket(h.StateDir, path); ok {
+				out, err := resident.Ask(ctx, sock, residentRequest(args, h), h.Payload)
+				if !errors.Is(err, resident.ErrAbsent) {
+					return out, err
+				}
+				stay = true
 			}
-			return nil, fmt.Errorf("reflect-engine: %w", err)
 		}
-		return out.Bytes(), nil
+		out, err := a.hookChild(ctx, path, home, args, h.Payload, debug)
+		if stay && !errors.Is(err, hooks.ErrNoEngine) && h.Afterwards != nil {
+			h.Afterwards("internal", "resident") // to answer the next hooks
+		}
+		return out, err
 	}
+}
+
+// residentRequest is the hook of args as a resident engine runs it: in this process's
+// directory, environment and umask.
+func residentRequest(args []string, h hooks.Handed) resident.Request {
+	req := resident.Request{Harness: args[0], Env: os.Environ(), Umask: resident.Umask(), Began: h.Began.UnixNano()}
+	if len(args) > 1 {
+		req.Event = args[1]
+	}
+	req.Cwd, _ = os.Getwd()
+	return req
+}
+
+// hookChild runs the hook of args in reflect-engine at path as a child.
+func (a *App) hookChild(ctx context.Context, path, home string, args []string, payload []byte, debug bool) ([]byte, error) {
+	argv := []string{"--home", home}
+	if a.Verbose {
+		argv = append(argv, "--verbose")
+	}
+	c := exec.CommandContext(ctx, path, append(append(argv, "hook"), args...)...)
+	c.Stdin = bytes.NewReader(payload)
+	var out bytes.Buffer
+	c.Stdout = &limited{w: &out, n: 1 << 20}
+	if debug {
+		c.Stderr = a.Stderr
+	}
+	c.WaitDelay = 100 * time.Millisecond
+	if err := c.Start(); err != nil {
+		return nil, fmt.Errorf("%w: %v", hooks.ErrNoEngine, err)
+	}
+	if err := c.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("reflect-engine passed the hook's deadline: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("reflect-engine: %w", err)
+	}
+	return out.Bytes(), nil
 }
 
 // limited writes at most n bytes to w and drops the rest (a hook's output is one small JSON

@@ -78,5 +78,11 @@ func (a *App) Start(out string, args ...string) (int, error) {
 		}
 		defer f.Close() // the child holds its own descriptor
 	}
-	return startDetached(self, args, f)
+	// a resident engine answers the hooks the agent waits on: at nice 10 its prompt hooks took
+	// 1.91–1.98× `reflect version` against 1.87× at 0 (41 each, quiet)
+	nice := 10
+	if w := engineline.Words(args); len(w) == 2 && w[0] == "internal" && w[1] == "resident" {
+		nice = 0
+	}
+	return startDetached(self, args, f, nice)
 }

@@ -1,9 +1,23 @@
 package enginecmd
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/cmd/internal/cli"
+	"github.com/reflect-memory/reflect/config"
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/hooks"
+	"github.com/reflect-memory/reflect/hooks/hookengine"
+	"github.com/reflect-memory/reflect/hooks/resident"
 	"github.com/reflect-memory/reflect/index"
 )
 
@@ -27,6 +41,18 @@ func (a *app) internalCmds(cmd *cobra.Command) {
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
+		Use:   "resident",
+		Short: "Stay to answer the memory's recall hooks, for recall.resident after the last (what a recall hook starts)",
+		Args:  cli.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := a.Repo()
+			if err != nil {
+				return err
+			}
+			return a.stayResident(cmd.Context(), r)
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
 		Use:   "after-write",
 		Short: "What follows a write: index the new learnings, refill the file pool",
 		Args:  cli.NoArgs,
@@ -42,4 +68,51 @@ func (a *app) internalCmds(cmd *cobra.Command) {
 			return err
 		},
 	})
+}
+
+// stayResident answers the memory's hooks that the lean reflect hands over (package
+// hooks/resident) until recall.resident passes without one, or a signal asks it to leave
+// (after the hook under way). recall.resident is read again every few seconds: set to 0, no
+// hook asks the engine any more, and it leaves.
+func (a *app) stayResident(ctx context.Context, r *gitstore.Repo) error {
+	setting := r.Config().Recall.Resident.Std()
+	if setting <= 0 {
+		return nil
+	}
+	read := time.Now()
+	idle := func() time.Duration {
+		if time.Since(read) >= 5*time.Second {
+			read = time.Now()
+			if cfg, _, err := config.Load("", r.LocalSettingsPath()); err == nil {
+				setting = cfg.Recall.Resident.Std()
+			}
+		}
+		return setting
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if s, err := filepath.EvalSymlinks(self); err == nil {
+		self = s
+	}
+	ctx, cancel := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer cancel()
+	home := r.Root()
+	engine := hookengine.New()
+	answer := func(ctx context.Context, req resident.Request, payload []byte, out io.Writer) func() {
+		// what the hook starts in the background starts once it has answered
+		var later [][]string
+		hooks.Run(ctx, hooks.Options{Harness: req.Harness, Event: req.Event, Home: home,
+			Stdin: bytes.NewReader(payload), Stdout: out, Stderr: io.Discard, Engine: engine,
+			Background: func(args ...string) { later = append(later, args) }, Began: time.Unix(0, req.Began), Resident: true})
+		return func() {
+			for _, args := range later {
+				a.Background(args...)
+			}
+		}
+	}
+	warm := func() { hookengine.Warm(ctx, r) }
+	_, err = resident.Serve(ctx, r.StateDir(), self, idle, hooks.OpenLog(r), warm, answer)
+	return err
 }

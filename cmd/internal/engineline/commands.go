@@ -10,6 +10,7 @@ var Commands = []Command{
 	{Path: "history", Use: "history", Short: "Find what happened in past agent sessions, with the evidence"},
 	{Path: "internal after-write", Use: "after-write", Short: "What follows a write: index the new learnings, refill the file pool"},
 	{Path: "internal index", Use: "index", Short: "Bring the search index up to HEAD, building it when it is missing or corrupt"},
+	{Path: "internal resident", Use: "resident", Short: "Stay to answer the memory's recall hooks, for recall.resident after the last (what a recall hook starts)"},
 	{Path: "mcp", Use: "mcp", Short: "Serve the memory to an agent as MCP tools over stdin and stdout"},
 	{Path: "recall", Use: "recall [--cwd DIR] [--prompt TEXT] [--session ID] [--explain]", Short: "Print what a hook would inject: at session start, or for a prompt"},
 	{Path: "reindex", Use: "reindex", Short: "Rebuild the search index from git (it is a cache: deleting it loses nothing)"},

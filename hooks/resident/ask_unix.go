@@ -1,0 +1,78 @@
+//go:build unix
+
+package resident
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+)
+
+// identity names the file at path as it is now: a replaced file is another name.
+func identity(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "", fmt.Errorf("%s: no stat data", path)
+	}
+	return fmt.Sprintf("%d:%d:%d:%d", st.Dev, st.Ino, fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+// Ask hands the hook req (its payload after it) to the engine listening on sock and returns
+// what the hook printed. ErrAbsent when no engine took it (nothing was run); any other error
+// is a hook that was taken and failed or passed ctx's deadline.
+func Ask(ctx context.Context, sock string, req Request, payload []byte) ([]byte, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrAbsent, err)
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+		req.Deadline = dl.UnixNano()
+	}
+	req.Size = len(payload)
+	head, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	msg := make([]byte, 0, len(head)+1+len(payload))
+	msg = append(append(append(msg, head...), '\n'), payload...)
+	if _, err := conn.Write(msg); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrAbsent, err)
+	}
+	var ack [1]byte
+	if _, err := io.ReadFull(conn, ack[:]); err != nil || ack[0] != ackByte {
+		if ctx.Err() != nil {
+			// the engine did not take it in time, and may yet: it must not be run again
+			return nil, fmt.Errorf("the resident reflect-engine took no hook before the deadline: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("%w: it left before it read the hook (%v)", ErrAbsent, err)
+	}
+	out, err := io.ReadAll(io.LimitReader(conn, MaxOutput+1))
+	if err != nil {
+		return nil, fmt.Errorf("the resident reflect-engine: %w", err)
+	}
+	if len(out) > MaxOutput {
+		return nil, fmt.Errorf("the resident reflect-engine printed over %d bytes", MaxOutput)
+	}
+	return out, nil
+}
+
+// ackByte is the engine's acknowledgement: it read the whole hook and begins it.
+const ackByte = 'A'
+
+// Umask is this process's umask (read by setting it, and putting it back).
+func Umask() int {
+	m := syscall.Umask(0o022)
+	syscall.Umask(m)
+	return m
+}

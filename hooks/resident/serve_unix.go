@@ -1,0 +1,222 @@
+//go:build unix
+
+package resident
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/reflect-memory/reflect/internal/lockfile"
+)
+
+// readWait bounds how long a connection may take to send its hook: a hook writes it in one
+// go, so a slower one is not a hook.
+const readWait = 2 * time.Second
+
+// overrun is how long past its deadline a hook may run before the engine gives itself up: a
+// hook that never returns would otherwise hold every later one of the memory.
+const overrun = 3 * time.Second
+
+// Serve answers, one at a time, the hooks handed to the resident engine of the executable
+// at engine for the memory at stateDir, each in the hook's working directory, environment
+// and umask, until idle() passes without one, the memory's state directory is gone, the
+// executable is replaced (a reinstall), Leave asks, or ctx ends. warm, when set, runs before
+// it listens (what a process does once: the index's first open, the tables built at first
+// use). served is false, and nothing was done, when another engine
+// already serves, Leave asks, or there can be no socket.
+func Serve(ctx context.Context, stateDir, engine string, idle func() time.Duration, log *slog.Logger, warm func(), handle Handler) (served bool, err error) {
+	sock, lock, ok := Socket(stateDir, engine)
+	if !ok || asked(stateDir) {
+		return false, nil
+	}
+	if err := os.MkdirAll(Dir(stateDir), 0o700); err != nil {
+		return false, err
+	}
+	unlock, err := lockfile.Take(ctx, lock, 0)
+	if errors.Is(err, lockfile.ErrHeld) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	if warm != nil {
+		// before it listens: a hook that came meanwhile would wait for it, and its own process
+		// answers it sooner
+		warm()
+	}
+	os.Remove(sock) // a killed engine's, which refuses every connection
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		return false, err
+	}
+	os.Chmod(sock, 0o600)
+	// between hooks the engine stays in the memory's state directory, not in a project it
+	// would keep busy (a drive that will not unmount, a folder Windows will not delete)
+	os.Chdir(stateDir)
+	jobs := make(chan job)
+	go accept(ln, jobs, log)
+	collect := true
+	tick := time.NewTicker(Every)
+	defer tick.Stop()
+	last := time.Now()
+	for gone := false; !gone; {
+		select {
+		case <-ctx.Done():
+			gone = true
+		case j := <-jobs:
+			run(j, handle, log)
+			os.Chdir(stateDir)
+			last, collect = time.Now(), true
+		case <-tick.C:
+			_, statErr := os.Stat(stateDir)
+			now, _, _ := Socket(stateDir, engine)
+			gone = statErr != nil || now != sock || asked(stateDir) || time.Since(last) >= idle()
+			if collect && !gone && time.Since(last) >= Every {
+				// the garbage of the hooks is collected between them, and the memory given
+				// back, rather than in one: a collection was 10% of the engine's time in
+				// its hooks (perf, 81 prompts)
+				debug.FreeOSMemory()
+				collect = false
+			}
+		}
+	}
+	// the socket goes first: a hook read but not begun gets no acknowledgement, so its
+	// process runs it itself
+	ln.Close()
+	go func() {
+		for j := range jobs {
+			j.conn.Close()
+		}
+	}()
+	return true, nil
+}
+
+// job is a hook read whole from its connection, not yet begun.
+type job struct {
+	conn    *net.UnixConn
+	req     Request
+	payload []byte
+}
+
+// accept reads the hooks that connect, each on its own goroutine (a slow or silent peer holds
+// up no other), and passes them on in turn.
+func accept(ln *net.UnixListener, jobs chan<- job, log *slog.Logger) {
+	for {
+		conn, err := ln.AcceptUnix()
+		if err != nil {
+			return // closed
+		}
+		go func() {
+			j, err := read(conn)
+			if err != nil {
+				log.Warn("resident: a connection that is not a hook", "err", err)
+				conn.Close()
+				return
+			}
+			jobs <- j
+		}()
+	}
+}
+
+// read reads one hook: a JSON header line, then the payload it sizes.
+func read(conn *net.UnixConn) (job, error) {
+	if err := samePeer(conn); err != nil {
+		return job{}, err
+	}
+	conn.SetReadDeadline(time.Now().Add(readWait))
+	br := bufio.NewReader(io.LimitReader(conn, maxHeader+maxPayload))
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		line = append(line, part...) // a copy: the reader's buffer is reused
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) || len(line) > maxHeader {
+			return job{}, fmt.Errorf("header: %w", err)
+		}
+	}
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return job{}, fmt.Errorf("header: %w", err)
+	}
+	if req.Size < 0 || req.Size > maxPayload {
+		return job{}, fmt.Errorf("payload of %d bytes", req.Size)
+	}
+	payload := make([]byte, req.Size)
+	if _, err := io.ReadFull(br, payload); err != nil {
+		return job{}, fmt.Errorf("payload: %w", err)
+	}
+	conn.SetReadDeadline(time.Time{})
+	return job{conn: conn, req: req, payload: payload}, nil
+}
+
+// run answers one hook as the process that handed it over would have: acknowledged, then
+// run in its directory, environment and umask, then its output written back.
+func run(j job, handle Handler, log *slog.Logger) {
+	defer j.conn.Close()
+	deadline := time.Unix(0, j.req.Deadline)
+	if j.req.Deadline == 0 || time.Until(deadline) > time.Minute {
+		deadline = time.Now().Add(time.Minute)
+	}
+	if time.Until(deadline) <= 0 {
+		return // its process gave up waiting: unacknowledged, not run
+	}
+	if _, err := j.conn.Write([]byte{ackByte}); err != nil {
+		return // gone before it began
+	}
+	if err := apply(j.req); err != nil {
+		log.Warn("resident: the hook's surroundings", "err", err)
+	}
+	watchdog := time.AfterFunc(time.Until(deadline)+overrun, func() {
+		log.Error("resident: a hook ran past its deadline; leaving", "event", j.req.Event, "harness", j.req.Harness)
+		os.Exit(3)
+	})
+	defer watchdog.Stop()
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	var out bytes.Buffer
+	then := handle(ctx, j.req, j.payload, &out)
+	if out.Len() > MaxOutput {
+		out.Truncate(0)
+	}
+	j.conn.SetWriteDeadline(deadline)
+	j.conn.Write(out.Bytes())
+	j.conn.Close()
+	if then != nil {
+		then()
+	}
+}
+
+// apply makes this process's working directory, environment and umask the hook's.
+func apply(req Request) error {
+	os.Clearenv()
+	var errs []error
+	for _, kv := range req.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			if err := os.Setenv(k, v); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	syscall.Umask(req.Umask & 0o777)
+	if req.Cwd != "" {
+		if err := os.Chdir(req.Cwd); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
