@@ -314,18 +314,22 @@ func awaitResident(home string) error {
 	return fmt.Errorf("no resident reflect-engine listens for %s", home)
 }
 
-// residentCPU is the CPU time the memory's resident engines have spent, in milliseconds
-// (Linux's /proc/PID/schedstat: nanoseconds on a CPU; elsewhere 0).
+// residentCPU is the CPU time the memory's resident engines' threads have spent, in
+// milliseconds (Linux's /proc/PID/task/TID/schedstat: nanoseconds on a CPU; elsewhere 0; the
+// process's own schedstat counts its first thread alone).
 func residentCPU(home string) float64 {
 	var ns float64
 	for _, pid := range testenv.Processes(home, testenv.ResidentArg) {
-		b, err := os.ReadFile(filepath.Join("/proc", pid, "schedstat"))
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			v, _ := strconv.ParseFloat(f[0], 64)
-			ns += v
+		tasks, _ := filepath.Glob(filepath.Join("/proc", pid, "task", "*", "schedstat"))
+		for _, task := range tasks {
+			b, err := os.ReadFile(task)
+			if err != nil {
+				continue
+			}
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				v, _ := strconv.ParseFloat(f[0], 64)
+				ns += v
+			}
 		}
 	}
 	return ns / 1e6

@@ -26,7 +26,8 @@ func identity(path string) (string, error) {
 }
 
 // Ask hands the hook req (its payload after it) to the engine listening on sock and returns
-// what the hook printed. ErrAbsent when no engine took it (nothing was run); any other error
+// what the hook printed. ErrAbsent when no engine took it (nothing was run; ErrBusy, which is
+// ErrAbsent too, when one listens but was busy with another hook); any other error
 // is a hook that was taken and failed or passed ctx's deadline.
 func Ask(ctx context.Context, sock string, req Request, payload []byte) ([]byte, error) {
 	var d net.Dialer
@@ -50,7 +51,11 @@ func Ask(ctx context.Context, sock string, req Request, payload []byte) ([]byte,
 		return nil, fmt.Errorf("%w: %v", ErrAbsent, err)
 	}
 	var ack [1]byte
-	if _, err := io.ReadFull(conn, ack[:]); err != nil || ack[0] != ackByte {
+	_, err = io.ReadFull(conn, ack[:])
+	if err == nil && ack[0] == busyByte {
+		return nil, ErrBusy
+	}
+	if err != nil || ack[0] != ackByte {
 		if ctx.Err() != nil {
 			// the engine did not take it in time, and may yet: it must not be run again
 			return nil, fmt.Errorf("the resident reflect-engine took no hook before the deadline: %w", ctx.Err())
@@ -67,8 +72,12 @@ func Ask(ctx context.Context, sock string, req Request, payload []byte) ([]byte,
 	return out, nil
 }
 
-// ackByte is the engine's acknowledgement: it read the whole hook and begins it.
-const ackByte = 'A'
+// ackByte is the engine's acknowledgement: it read the whole hook and begins it. busyByte
+// hands it back unrun: another hook holds the engine.
+const (
+	ackByte  = 'A'
+	busyByte = 'B'
+)
 
 // Umask is this process's umask (read by setting it, and putting it back).
 func Umask() int {

@@ -58,6 +58,10 @@ const maxPayload = 8 << 20
 // died before it read the hook. The hook was not run; the caller runs it another way.
 var ErrAbsent = errors.New("no resident reflect-engine")
 
+// ErrBusy is a hook the resident engine handed back unrun, busy with another past busyWait:
+// the caller runs it another way and starts no engine (one listens). It is ErrAbsent.
+var ErrBusy = fmt.Errorf("%w took it: busy with another hook", ErrAbsent)
+
 // Request is one hook handed to a resident engine: what the process it stands for would have
 // had, besides its standard input (the payload, which follows the header).
 type Request struct {

@@ -34,8 +34,11 @@ func TestMain(m *testing.M) {
 
 // echo is the test engine's hook: it says what it ran in, or never returns ("hang").
 func echo(ctx context.Context, req Request, payload []byte, out io.Writer) func() {
-	if string(payload) == "hang" {
+	switch string(payload) {
+	case "hang":
 		select {}
+	case "slow":
+		time.Sleep(400 * time.Millisecond)
 	}
 	wd, _ := os.Getwd()
 	_, hasDeadline := ctx.Deadline()
@@ -250,6 +253,32 @@ func TestHostilePeers(t *testing.T) {
 	}
 	if d := time.Since(start); d > 500*time.Millisecond {
 		t.Errorf("a hook behind hostile peers took %v", d)
+	}
+}
+
+// TestBusy: a hook that comes while another runs longer than busyWait is handed back unrun
+// (ErrBusy, which is ErrAbsent), at once, not after the other; the other is answered.
+func TestBusy(t *testing.T) {
+	state, engine := memory(t)
+	serve(t, state, engine, time.Minute)
+	slow := make(chan error, 1)
+	go func() {
+		_, err := ask(t, state, engine, Request{Harness: "claude"}, "slow")
+		slow <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the slow one runs
+	start := time.Now()
+	if _, err := ask(t, state, engine, Request{Harness: "claude"}, "meanwhile"); !errors.Is(err, ErrBusy) || !errors.Is(err, ErrAbsent) {
+		t.Fatalf("a hook while another runs: %v; want ErrBusy", err)
+	}
+	if d := time.Since(start); d > 250*time.Millisecond {
+		t.Errorf("handed back after %v", d)
+	}
+	if err := <-slow; err != nil {
+		t.Fatalf("the slow hook: %v", err)
+	}
+	if _, err := ask(t, state, engine, Request{Harness: "claude"}, "after"); err != nil {
+		t.Fatalf("a hook after: %v", err)
 	}
 }
 

@@ -25,6 +25,11 @@ import (
 // go, so a slower one is not a hook.
 const readWait = 2 * time.Second
 
+// busyWait is how long a hook that has been read waits for the one under way before it is
+// handed back (busyByte, not run): a UserPromptSubmit takes ~2 ms in the engine, a
+// SessionStart ~10, one that catches the index up on 500 learnings up to its deadline.
+const busyWait = 50 * time.Millisecond
+
 // overrun is how long past its deadline a hook may run before the engine gives itself up: a
 // hook that never returns would otherwise hold every later one of the memory.
 const overrun = 3 * time.Second
@@ -126,7 +131,14 @@ func accept(ln *net.UnixListener, jobs chan<- job, log *slog.Logger) {
 				conn.Close()
 				return
 			}
-			jobs <- j
+			select {
+			case jobs <- j:
+			case <-time.After(busyWait):
+				// another hook is still running: this one's process runs it itself, in
+				// parallel, as every hook ran before an engine stayed
+				conn.Write([]byte{busyByte})
+				conn.Close()
+			}
 		}()
 	}
 }

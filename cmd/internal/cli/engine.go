@@ -276,7 +276,7 @@ func (a *App) hookHandOff(home string, args []string) func(ctx context.Context, 
 				if !errors.Is(err, resident.ErrAbsent) {
 					return out, err
 				}
-				stay = true
+				stay = !errors.Is(err, resident.ErrBusy) // busy: one stays already
 			}
 		}
 		out, err := a.hookChild(ctx, path, home, args, h.Payload, debug)
