@@ -29,6 +29,8 @@ func (r *Repo) poolDir() string { return filepath.Join(r.stateDir, "pool") }
 
 // takePooled moves a pool file to dst and reports whether it could.
 func (r *Repo) takePooled(dst string) bool {
+	r.poolMu.Lock()
+	defer r.poolMu.Unlock()
 	if r.pool == nil {
 		entries, _ := os.ReadDir(r.poolDir())
 		r.pool = make([]string, 0, len(entries))
@@ -97,7 +99,11 @@ func randomName() string {
 
 // PoolLow reports whether this process used the file pool and left it running low, so the
 // caller should start a FillPool in the background.
-func (r *Repo) PoolLow() bool { return r.pool != nil && len(r.pool) < poolLow }
+func (r *Repo) PoolLow() bool {
+	r.poolMu.Lock()
+	defer r.poolMu.Unlock()
+	return r.pool != nil && len(r.pool) < poolLow
+}
 
 // FillPool creates empty files in the pool until it holds poolTarget. Only one process fills
 // at a time; another that finds the pool lock taken returns at once.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -36,6 +37,7 @@ type Repo struct {
 
 	reshareAt int                     // split-index size that triggers a new shared index (tests lower it)
 	failpoint func(phase string) bool // tests: stop a write dead after phase
+	poolMu    sync.Mutex              // pool is taken from by the writes of several goroutines
 	pool      []string                // names left in the file pool, once listed (pool.go)
 	zw        [2]*zlib.Writer         // by level (0, 1), reused for every loose object written
 	zr        io.ReadCloser           // reused for every loose object this process reads
