@@ -100,6 +100,17 @@ func TestResidentEngine(t *testing.T) {
 	if now := residents(); len(now) != 1 || now[0] != first[0] {
 		t.Fatalf("resident engines %v after the prompts; want the first, %v", now, first)
 	}
+	// what it started for that prompt (the new learning's indexing) ended and was waited for:
+	// an engine that stays leaves no zombie behind
+	var z []string
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if z = zombiesOf(first[0]); len(z) == 0 && len(testenv.Processes(home, "")) == 1 {
+			break
+		}
+	}
+	if len(z) > 0 {
+		t.Fatalf("the resident engine's children %v are zombies", z)
+	}
 
 	// killed -9: its socket stays behind; the next prompt is answered all the same, and a new
 	// engine stays
@@ -136,4 +147,23 @@ func TestResidentEngine(t *testing.T) {
 		t.Fatalf("processes %v still on the memory", procs)
 	}
 	assertHealthy(t, environ, home)
+}
+
+// zombiesOf are the pids of the children of ppid that ended and were not waited for (Linux's
+// /proc/PID/stat: state Z; a zombie's cmdline is empty, so testenv.Processes misses it).
+func zombiesOf(ppid string) []string {
+	var pids []string
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so fields count from its last ')'
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[0] == "Z" && f[1] == ppid {
+			pids = append(pids, filepath.Base(filepath.Dir(st)))
+		}
+	}
+	return pids
 }

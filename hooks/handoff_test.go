@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
@@ -104,5 +107,46 @@ func TestHandOff(t *testing.T) {
 				t.Fatalf("a learning of this session: %v; want %v", found, tt.learned)
 			}
 		})
+	}
+}
+
+// TestResidentWaitsForLateWork: in a resident engine (Options.Resident) a hook whose work passes
+// its deadline prints nothing, as anywhere, but Run returns only once that work has ended: the
+// engine's next hook changes the process's environment and directory. Elsewhere Run leaves at
+// the deadline (the process exits, or is killed, under the work).
+func TestResidentWaitsForLateWork(t *testing.T) {
+	testenv.SetHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the deadline: recall_timeout is a shared setting, at most 5 s; 100 ms here
+	if err := os.WriteFile(filepath.Join(r.Root(), config.FileName), []byte("[hooks]\nrecall_timeout = \"100ms\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const late = 600 * time.Millisecond
+	for _, resident := range []bool{false, true} {
+		var ended atomic.Bool
+		engine := &Engine{Recall: func(context.Context, RecallQuery) (string, int, error) {
+			time.Sleep(late)
+			ended.Store(true)
+			return "too late", 1, nil
+		}}
+		p, _ := json.Marshal(map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": fmt.Sprint("late-", resident), "prompt": "how do we deploy"})
+		var out bytes.Buffer
+		start := time.Now()
+		Run(ctx, Options{Harness: HostClaude, Home: r.Root(), Stdin: bytes.NewReader(p), Stdout: &out, Stderr: io.Discard, Engine: engine, Resident: resident})
+		took := time.Since(start)
+		if out.Len() != 0 {
+			t.Errorf("resident %v: printed %q past the deadline", resident, out.String())
+		}
+		if resident && (!ended.Load() || took < late) {
+			t.Errorf("resident: Run returned after %v, before its late work ended", took)
+		}
+		if !resident && took >= late {
+			t.Errorf("not resident: Run waited %v for work past its deadline", took)
+		}
+		time.Sleep(late) // the abandoned work of the first run ends before the next
 	}
 }

@@ -24,6 +24,12 @@ func OpenLog(r *gitstore.Repo) *slog.Logger {
 	return openLogAt(filepath.Join(r.StateDir(), "log"))
 }
 
+// OpenLogStaying is OpenLog for a process that stays (a resident engine): each line opens the
+// file, so that it follows a rotation by another process and holds no descriptor between lines.
+func OpenLogStaying(r *gitstore.Repo) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(&logFile{dir: filepath.Join(r.StateDir(), "log"), each: true}, nil))
+}
+
 // userLogDir is where hooks log when there is no repository to log into.
 func userLogDir() string {
 	dir, err := os.UserCacheDir()
@@ -45,26 +51,44 @@ func openLogAt(dir string) *slog.Logger {
 // nothing, and opening it (a stat for the rotation, an open to append) was ~0.04 ms of each.
 type logFile struct {
 	dir  string
+	each bool // open (and close) the file for each line
 	once sync.Once
 	w    io.Writer
 }
 
 func (l *logFile) Write(p []byte) (int, error) {
+	if l.each {
+		f := l.open()
+		if f == nil {
+			return len(p), nil
+		}
+		defer f.Close()
+		return f.Write(p)
+	}
 	l.once.Do(func() {
 		l.w = io.Discard
-		path := filepath.Join(l.dir, "reflect.log")
-		if err := os.MkdirAll(l.dir, 0o755); l.dir == "" || err != nil {
-			return
-		}
-		if fi, err := os.Stat(path); err == nil && fi.Size() > logMax {
-			for i := logKeep - 1; i >= 1; i-- {
-				os.Rename(path+"."+strconv.Itoa(i), path+"."+strconv.Itoa(i+1))
-			}
-			os.Rename(path, path+".1")
-		}
-		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+		if f := l.open(); f != nil {
 			l.w = f // closed when the process exits
 		}
 	})
 	return l.w.Write(p)
+}
+
+// open opens the log to append, rotating it first when it is over logMax; nil when it cannot.
+func (l *logFile) open() *os.File {
+	path := filepath.Join(l.dir, "reflect.log")
+	if err := os.MkdirAll(l.dir, 0o755); l.dir == "" || err != nil {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > logMax {
+		for i := logKeep - 1; i >= 1; i-- {
+			os.Rename(path+"."+strconv.Itoa(i), path+"."+strconv.Itoa(i+1))
+		}
+		os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil
+	}
+	return f
 }

@@ -32,3 +32,25 @@ func TestLogRotates(t *testing.T) {
 		t.Fatalf("%d rotated files kept, want %d: %v", len(old), logKeep, old)
 	}
 }
+
+// TestLogStaying: a staying process's log follows a rotation another process made, line by
+// line (OpenLog's writes keep the file they opened first).
+func TestLogStaying(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.StateDir(), "log", "reflect.log")
+	log := OpenLogStaying(r)
+	log.Warn("before")
+	if err := os.Rename(path, path+".1"); err != nil { // another process rotates it
+		t.Fatal(err)
+	}
+	log.Warn("after")
+	now, _ := os.ReadFile(path)
+	old, _ := os.ReadFile(path + ".1")
+	if !strings.Contains(string(now), "after") || strings.Contains(string(old), "after") || !strings.Contains(string(old), "before") {
+		t.Fatalf("after a rotation the line went to the old file:\nnow %q\nold %q", now, old)
+	}
+}

@@ -55,6 +55,7 @@ type Options struct {
 type Handed struct {
 	Payload []byte    // its standard input
 	Began   time.Time // when it began: its deadline counts from there
+	Debug   bool      // Options.Debug: the engine's stderr is the hook's
 	// StateDir is the memory's state directory (.git/reflect), where resident engines listen.
 	StateDir string
 	// Resident is recall.resident: how long a reflect-engine started for it may stay to answer
@@ -158,6 +159,7 @@ func Run(ctx context.Context, o Options) {
 	cfg := config.Default()
 	if openErr == nil {
 		cfg = r.Config()
+		defer r.Close() // its pack files: a resident engine runs hook after hook
 	}
 	logger := func() *slog.Logger {
 		if openErr == nil {
@@ -256,6 +258,12 @@ func Run(ctx context.Context, o Options) {
 	case <-time.After(time.Until(began.Add(deadline + grace))):
 		e.report.TimedOut = true
 		res.err = fmt.Errorf("%s hook passed its %v deadline; gave up", p.Event, deadline)
+		if o.Resident {
+			// in a resident engine the work may not outlive its hook: the next hook changes
+			// the process's environment and directory under it (a process of its own would
+			// have been killed; the engine's watchdog ends work that never returns)
+			<-done
+		}
 	}
 	if res.err != nil {
 		e.report.Error = res.err.Error()
@@ -402,7 +410,7 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), began.Add(wait))
 	defer cancel()
 	go func() {
-		out, err := o.HandOff(hctx, Handed{Payload: payload, Began: began, StateDir: e.repo.StateDir(),
+		out, err := o.HandOff(hctx, Handed{Payload: payload, Began: began, Debug: o.Debug, StateDir: e.repo.StateDir(),
 			Resident: e.cfg.Recall.Resident.Std(), Afterwards: e.afterwards})
 		done <- result{out, err}
 	}()

@@ -5,11 +5,13 @@ package resident
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"syscall"
+	"time"
 )
 
 // identity names the file at path as it is now: a replaced file is another name.
@@ -36,6 +38,7 @@ func Ask(ctx context.Context, sock string, req Request, payload []byte) ([]byte,
 		return nil, fmt.Errorf("%w: %v", ErrAbsent, err)
 	}
 	defer conn.Close()
+	req.Deadline = time.Now().Add(time.Minute).UnixNano()
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 		req.Deadline = dl.UnixNano()
@@ -56,9 +59,9 @@ func Ask(ctx context.Context, sock string, req Request, payload []byte) ([]byte,
 		return nil, ErrBusy
 	}
 	if err != nil || ack[0] != ackByte {
-		if ctx.Err() != nil {
-			// the engine did not take it in time, and may yet: it must not be run again
-			return nil, fmt.Errorf("the resident reflect-engine took no hook before the deadline: %w", ctx.Err())
+		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(time.Unix(0, req.Deadline)) {
+			// the engine did not answer in time, and may have begun: it must not run again
+			return nil, fmt.Errorf("the resident reflect-engine took no hook before the deadline: %v", err)
 		}
 		return nil, fmt.Errorf("%w: it left before it read the hook (%v)", ErrAbsent, err)
 	}

@@ -14,7 +14,8 @@
 // directory, with its environment and umask (Serve applies them, one hook at a time), within
 // the hook's deadline. The socket's name holds the engine executable's identity (device,
 // inode, size, modification time), the user and TZ: a reinstalled reflect-engine is a new
-// name, so an old engine is never asked, and leaves at its next look. The socket's directory
+// name, so an old engine is never asked again (it leaves at its next look when its file was
+// replaced, after recall.resident when an old version's file stays). The socket's directory
 // is the user's alone (0700); on Linux the engine also refuses a peer of another user.
 //
 // Nothing is lost or done twice between the two: the engine acknowledges a hook with one byte
@@ -48,7 +49,8 @@ const maxSocketPath = 100
 // maxHeader bounds a request's header (a hook's environment is most of it).
 const maxHeader = 1 << 20
 
-// MaxOutput bounds what a hook prints (one small JSON object); more is an error.
+// MaxOutput bounds what a hook handed to reflect-engine prints (one small JSON object), whether
+// a resident engine or a child answers it; more is an error.
 const MaxOutput = 1 << 20
 
 // maxPayload bounds the payload a request carries (hooks bound theirs at 4 MB).

@@ -47,10 +47,15 @@ func echo(ctx context.Context, req Request, payload []byte, out io.Writer) func(
 	return nil
 }
 
-// memory is a state directory and an engine file (any file: its identity names the socket).
+// memory is a state directory and an engine file (any file: its identity names the socket),
+// under /tmp: macOS's temporary directory is too deep for a socket's path.
 func memory(t *testing.T) (state, engine string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("/tmp", "resident-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	state, engine = filepath.Join(dir, ".git", "reflect"), filepath.Join(dir, "engine")
 	if err := os.MkdirAll(state, 0o755); err != nil {
 		t.Fatal(err)
@@ -126,7 +131,11 @@ func TestAsk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]any{"payload": fmt.Sprint("payload ", i), "event": "UserPromptSubmit", "x": tt.x, "cwd": tt.cwd,
+		cwd, _ := filepath.EvalSymlinks(tt.cwd) // macOS: /var is /private/var
+		if got["cwd"] != tt.cwd {
+			got["cwd"], _ = filepath.EvalSymlinks(fmt.Sprint(got["cwd"]))
+		}
+		want := map[string]any{"payload": fmt.Sprint("payload ", i), "event": "UserPromptSubmit", "x": tt.x, "cwd": cwd,
 			"umask": float64(tt.umask), "deadline": true}
 		for k, v := range want {
 			if got[k] != v {
@@ -214,7 +223,7 @@ func TestLeaves(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("the engine did not leave")
 			}
-			if d := time.Since(start); d > tt.idle+time.Second {
+			if d := time.Since(start); d > tt.idle+3*time.Second {
 				t.Errorf("it left after %v", d)
 			}
 			sock, _, _ := Socket(state, engine)
@@ -223,7 +232,23 @@ func TestLeaves(t *testing.T) {
 			}
 		})
 	}
+	// a memory removed and made again at its path: the old engine leaves, and leaves the new
+	// one's socket alone
 	state, engine := memory(t)
+	done, _ := serve(t, state, engine, time.Hour)
+	os.RemoveAll(state)
+	os.MkdirAll(state, 0o755)
+	serve(t, state, engine, time.Hour)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the engine of a memory made again stayed")
+	}
+	if _, err := ask(t, state, engine, Request{}, "x"); err != nil {
+		t.Fatalf("the new memory's engine, after the old one left: %v", err)
+	}
+
+	state, engine = memory(t)
 	stay, _ := Leave(state)
 	defer stay()
 	c := exec.Command(os.Args[0], "-test.run=^$")

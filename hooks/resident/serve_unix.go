@@ -36,10 +36,12 @@ const overrun = 3 * time.Second
 
 // Serve answers, one at a time, the hooks handed to the resident engine of the executable
 // at engine for the memory at stateDir, each in the hook's working directory, environment
-// and umask, until idle() passes without one, the memory's state directory is gone, the
-// executable is replaced (a reinstall), Leave asks, or ctx ends. warm, when set, runs before
-// it listens (what a process does once: the index's first open, the tables built at first
-// use). served is false, and nothing was done, when another engine
+// and umask, until idle() passes without one, the memory's state directory is gone or another
+// (a memory removed and made again at its path), its socket is not its own any more, the
+// executable is replaced (a reinstall), Leave asks, or ctx ends. warm, when set, runs once the
+// socket is bound and before it takes its name (what a process does once: the index's first
+// open, the tables built at first use; a hook that came meanwhile would wait for it, and its
+// own process answers it sooner). served is false, and nothing was done, when another engine
 // already serves, Leave asks, or there can be no socket.
 func Serve(ctx context.Context, stateDir, engine string, idle func() time.Duration, log *slog.Logger, warm func(), handle Handler) (served bool, err error) {
 	sock, lock, ok := Socket(stateDir, engine)
@@ -47,6 +49,10 @@ func Serve(ctx context.Context, stateDir, engine string, idle func() time.Durati
 		return false, nil
 	}
 	if err := os.MkdirAll(Dir(stateDir), 0o700); err != nil {
+		return false, err
+	}
+	home, err := os.Stat(stateDir)
+	if err != nil {
 		return false, err
 	}
 	unlock, err := lockfile.Take(ctx, lock, 0)
@@ -57,38 +63,57 @@ func Serve(ctx context.Context, stateDir, engine string, idle func() time.Durati
 		return false, err
 	}
 	defer unlock()
-	if warm != nil {
-		// before it listens: a hook that came meanwhile would wait for it, and its own process
-		// answers it sooner
-		warm()
-	}
-	os.Remove(sock) // a killed engine's, which refuses every connection
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	// bound under a name of its own while it warms, then renamed into place: an engine that
+	// cannot listen (a file system without sockets) says so before it spends a recall warming
+	warming := strings.TrimSuffix(sock, ".sock") + ".w.sock"
+	os.Remove(warming)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: warming, Net: "unix"})
 	if err != nil {
+		log.Warn("resident: cannot listen", "socket", warming, "err", err)
 		return false, err
 	}
-	os.Chmod(sock, 0o600)
+	ln.SetUnlinkOnClose(false) // the socket is removed below, only while it is still this one's
+	os.Chmod(warming, 0o600)
+	if warm != nil {
+		warm()
+	}
+	// a killed engine's socket, which refuses every connection, is replaced
+	if err := os.Rename(warming, sock); err != nil {
+		ln.Close()
+		os.Remove(warming)
+		return false, err
+	}
+	mine, err := os.Stat(sock)
+	if err != nil {
+		ln.Close()
+		return false, err
+	}
 	// between hooks the engine stays in the memory's state directory, not in a project it
 	// would keep busy (a drive that will not unmount, a folder Windows will not delete)
 	os.Chdir(stateDir)
-	jobs := make(chan job)
-	go accept(ln, jobs, log)
+	jobs, broken := make(chan job), make(chan struct{})
+	go accept(ln, jobs, broken, log)
 	collect := true
 	tick := time.NewTicker(Every)
 	defer tick.Stop()
 	last := time.Now()
+	same := func(path string, was os.FileInfo) bool {
+		fi, err := os.Stat(path)
+		return err == nil && os.SameFile(fi, was)
+	}
 	for gone := false; !gone; {
 		select {
 		case <-ctx.Done():
+			gone = true
+		case <-broken:
 			gone = true
 		case j := <-jobs:
 			run(j, handle, log)
 			os.Chdir(stateDir)
 			last, collect = time.Now(), true
 		case <-tick.C:
-			_, statErr := os.Stat(stateDir)
 			now, _, _ := Socket(stateDir, engine)
-			gone = statErr != nil || now != sock || asked(stateDir) || time.Since(last) >= idle()
+			gone = !same(stateDir, home) || !same(sock, mine) || now != sock || asked(stateDir) || time.Since(last) >= idle()
 			if collect && !gone && time.Since(last) >= Every {
 				// the garbage of the hooks is collected between them, and the memory given
 				// back, rather than in one: a collection was 10% of the engine's time in
@@ -100,6 +125,9 @@ func Serve(ctx context.Context, stateDir, engine string, idle func() time.Durati
 	}
 	// the socket goes first: a hook read but not begun gets no acknowledgement, so its
 	// process runs it itself
+	if same(sock, mine) {
+		os.Remove(sock)
+	}
 	ln.Close()
 	go func() {
 		for j := range jobs {
@@ -117,17 +145,30 @@ type job struct {
 }
 
 // accept reads the hooks that connect, each on its own goroutine (a slow or silent peer holds
-// up no other), and passes them on in turn.
-func accept(ln *net.UnixListener, jobs chan<- job, log *slog.Logger) {
-	for {
+// up no other), and passes them on in turn. A failing accept (out of descriptors) is tried
+// again; one that keeps failing closes broken, and the engine leaves.
+func accept(ln *net.UnixListener, jobs chan<- job, broken chan<- struct{}, log *slog.Logger) {
+	for failures := 0; ; {
 		conn, err := ln.AcceptUnix()
-		if err != nil {
-			return // closed
+		if errors.Is(err, net.ErrClosed) {
+			return
 		}
+		if err != nil {
+			if failures++; failures >= 50 {
+				log.Error("resident: cannot accept hooks; leaving", "err", err)
+				close(broken)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		failures = 0
 		go func() {
 			j, err := read(conn)
 			if err != nil {
-				log.Warn("resident: a connection that is not a hook", "err", err)
+				if err != errNothing { // a look whether it listens (the bench, tests) is no hook
+					log.Warn("resident: a connection that is not a hook", "err", err)
+				}
 				conn.Close()
 				return
 			}
@@ -143,6 +184,9 @@ func accept(ln *net.UnixListener, jobs chan<- job, log *slog.Logger) {
 	}
 }
 
+// errNothing is a connection closed before it sent a byte: a look whether the engine listens.
+var errNothing = errors.New("closed before a byte")
+
 // read reads one hook: a JSON header line, then the payload it sizes.
 func read(conn *net.UnixConn) (job, error) {
 	if err := samePeer(conn); err != nil {
@@ -156,6 +200,9 @@ func read(conn *net.UnixConn) (job, error) {
 		line = append(line, part...) // a copy: the reader's buffer is reused
 		if err == nil {
 			break
+		}
+		if errors.Is(err, io.EOF) && len(line) == 0 {
+			return job{}, errNothing
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) || len(line) > maxHeader {
 			return job{}, fmt.Errorf("header: %w", err)

@@ -268,9 +268,8 @@ func (a *App) hookHandOff(home string, args []string) func(ctx context.Context, 
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", hooks.ErrNoEngine, err)
 		}
-		debug := a.Verbose || os.Getenv("REFLECT_DEBUG") == "1"
 		stay := false
-		if h.Resident > 0 && !debug { // a resident engine's stderr is not this hook's
+		if h.Resident > 0 && !h.Debug { // a resident engine's stderr is not this hook's
 			if sock, _, ok := resident.Socket(h.StateDir, path); ok {
 				out, err := resident.Ask(ctx, sock, residentRequest(args, h), h.Payload)
 				if !errors.Is(err, resident.ErrAbsent) {
@@ -279,7 +278,7 @@ func (a *App) hookHandOff(home string, args []string) func(ctx context.Context, 
 				stay = !errors.Is(err, resident.ErrBusy) // busy: one stays already
 			}
 		}
-		out, err := a.hookChild(ctx, path, home, args, h.Payload, debug)
+		out, err := a.hookChild(ctx, path, home, args, h.Payload, h.Debug)
 		if stay && !errors.Is(err, hooks.ErrNoEngine) && h.Afterwards != nil {
 			h.Afterwards("internal", "resident") // to answer the next hooks
 		}
@@ -307,12 +306,15 @@ func (a *App) hookChild(ctx context.Context, path, home string, args []string, p
 	c := exec.CommandContext(ctx, path, append(append(argv, "hook"), args...)...)
 	c.Stdin = bytes.NewReader(payload)
 	var out bytes.Buffer
-	c.Stdout = &limited{w: &out, n: 1 << 20}
+	c.Stdout = &limited{w: &out, n: resident.MaxOutput}
 	if debug {
 		c.Stderr = a.Stderr
 	}
 	c.WaitDelay = 100 * time.Millisecond
 	if err := c.Start(); err != nil {
+		if ctx.Err() != nil { // the deadline, not a missing engine: nothing is done in its place
+			return nil, fmt.Errorf("reflect-engine was not started before the hook's deadline: %w", ctx.Err())
+		}
 		return nil, fmt.Errorf("%w: %v", hooks.ErrNoEngine, err)
 	}
 	if err := c.Wait(); err != nil {

@@ -108,11 +108,21 @@ func (a *app) stayResident(ctx context.Context, r *gitstore.Repo) error {
 			Background: func(args ...string) { later = append(later, args) }, Began: time.Unix(0, req.Began), Resident: true})
 		return func() {
 			for _, args := range later {
-				a.Background(args...)
+				pid, err := a.Start("", args...)
+				if err != nil {
+					continue
+				}
+				// the engine stays: the processes it starts are waited for, or each would
+				// stay a zombie until it left
+				go func() {
+					if p, err := os.FindProcess(pid); err == nil {
+						p.Wait()
+					}
+				}()
 			}
 		}
 	}
 	warm := func() { hookengine.Warm(ctx, r) }
-	_, err = resident.Serve(ctx, r.StateDir(), self, idle, hooks.OpenLog(r), warm, answer)
+	_, err = resident.Serve(ctx, r.StateDir(), self, idle, hooks.OpenLogStaying(r), warm, answer)
 	return err
 }
