@@ -157,9 +157,14 @@ func Run(ctx context.Context, o Options) {
 	payload := readPayload(o.Stdin)
 	r, openErr := gitstore.Open(o.Home)
 	cfg := config.Default()
+	abandoned := false // a handler left running past its deadline, still reading r
 	if openErr == nil {
 		cfg = r.Config()
-		defer r.Close() // its pack files: a resident engine runs hook after hook
+		defer func() {
+			if !abandoned {
+				r.Close() // its pack files: a resident engine runs hook after hook
+			}
+		}()
 	}
 	logger := func() *slog.Logger {
 		if openErr == nil {
@@ -242,6 +247,9 @@ func Run(ctx context.Context, o Options) {
 		out *Output
 		err error
 	}
+	// the report as it stands before the handler runs: a handler past its deadline, left
+	// running, goes on writing e.report, so the hook then reports from this copy
+	base := *e.report
 	done := make(chan result, 1)
 	go func() {
 		defer func() {
@@ -253,38 +261,41 @@ func Run(ctx context.Context, o Options) {
 		done <- result{out, err}
 	}()
 	var res result
+	final := e.report
 	select {
 	case res = <-done:
 	case <-time.After(time.Until(began.Add(deadline + grace))):
-		e.report.TimedOut = true
 		res.err = fmt.Errorf("%s hook passed its %v deadline; gave up", p.Event, deadline)
 		if o.Resident {
 			// in a resident engine the work may not outlive its hook: the next hook changes
 			// the process's environment and directory under it (a process of its own would
 			// have been killed; the engine's watchdog ends work that never returns)
 			<-done
+		} else {
+			final, abandoned = &base, true
 		}
+		final.TimedOut = true
 	}
 	if res.err != nil {
-		e.report.Error = res.err.Error()
+		final.Error = res.err.Error()
 		log.Error("hook failed", "event", p.Event, "harness", harness, "session", p.SessionID, "err", res.err)
 	}
-	if res.out != nil && !e.report.TimedOut {
+	if res.out != nil && !final.TimedOut {
 		if b, err := json.Marshal(res.out); err == nil {
 			o.Stdout.Write(append(b, '\n'))
 		}
 	}
-	e.report.Millis = float64(now().Sub(start).Microseconds()) / 1000
-	if b, err := json.Marshal(e.report); err == nil {
+	final.Millis = float64(now().Sub(start).Microseconds()) / 1000
+	if b, err := json.Marshal(final); err == nil {
 		if err := r.WriteVolatileState("last-event.json", b); err != nil {
 			log.Warn("write last-event.json", "err", err)
 		}
 	}
-	log.Debug("hook done", "event", p.Event, "ms", e.report.Millis)
+	log.Debug("hook done", "event", p.Event, "ms", final.Millis)
 	for _, args := range e.takeAfterwards() {
 		e.background(args...)
 	}
-	if e.report.Learned != "" && indexlayout.Exists(r) {
+	if final.Learned != "" && indexlayout.Exists(r) {
 		e.background("internal", "after-write") // index the new learning, refill the pool
 	} else if r.PoolLow() {
 		e.background("internal", "fill-pool")
