@@ -1,8 +1,8 @@
-//go:build unix && !linux
+//go:build unix && !linux && !darwin && !freebsd
 
 package resident
 
 import "net"
 
-// samePeer: outside Linux the socket's directory (0700) alone keeps other users out.
+// samePeer: outside Linux, macOS and FreeBSD the socket's directory (0700) alone keeps other users out.
 func samePeer(*net.UnixConn) error { return nil }

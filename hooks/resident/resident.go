@@ -16,7 +16,8 @@
 // inode, size, modification time), the user and TZ: a reinstalled reflect-engine is a new
 // name, so an old engine is never asked again (it leaves at its next look when its file was
 // replaced, after recall.resident when an old version's file stays). The socket's directory
-// is the user's alone (0700); on Linux the engine also refuses a peer of another user.
+// is the user's alone (0700); on Linux, macOS and FreeBSD the engine also refuses a peer of
+// another user.
 //
 // Nothing is lost or done twice between the two: the engine acknowledges a hook with one byte
 // once it has read all of it and before it begins; a hook that gets no acknowledgement (the
