@@ -65,6 +65,7 @@ func main() {
 	handoffMode := flag.Bool("handoff", false, "measure the handoff's cost to SessionStart and to a capture at 10,000 learnings")
 	deja := flag.String("deja", "", "with -history: a deja-vu binary to measure beside reflect (built from github.com/vshulcz/deja-vu with go build ./cmd/deja)")
 	format := flag.String("format", "text", "text or json")
+	idle := flag.Duration("idle", 0, "with -recall: how long the machine idles before each command timed (a prompt comes seconds after the last hook; 0: back to back)")
 	freshMode := flag.Bool("fresh", false, "measure what checking anchors adds to a recall at 10,000 learnings, half anchored")
 	flag.Parse()
 	if *quick {
@@ -142,7 +143,7 @@ func main() {
 		if f := flag.Lookup("sizes"); f != nil && f.Value.String() != f.DefValue {
 			sz = *sizes
 		}
-		err = runRecall(sz, *runs, big)
+		err = runRecall(sz, *runs, big, *idle)
 	} else if *hostsMode {
 		n := 10000
 		if *quick {

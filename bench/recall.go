@@ -24,8 +24,10 @@ import (
 // run: reflect's own start-up (`reflect version`) and `git grep` finding the same words in
 // the same files, the git CLI doing the nearest job.
 // runRecall measures the recall hooks at each size of sizeList, in a small project and in
-// one of bigFiles more files.
-func runRecall(sizeList string, runs, bigFiles int) error {
+// one of bigFiles more files; with idle, each command timed comes after the machine idled that
+// long, as a prompt comes seconds after the last hook (the resident engine has given its memory
+// back, the cores have slept).
+func runRecall(sizeList string, runs, bigFiles int, idle time.Duration) error {
 	tmp, bin, env, err := setup("recall-")
 	defer os.RemoveAll(tmp)
 	if err != nil {
@@ -133,6 +135,7 @@ func runRecall(sizeList string, runs, bigFiles int) error {
 				} else if st.name == bin && len(st.args) > 2 && st.args[2] == "hook" {
 					testenv.StopResident(home)
 				}
+				time.Sleep(idle) // each after the same idle, start-up included
 				engineCPU := residentCPU(home)
 				d, err := timed(proj, st.stdin, st.name, st.args...)
 				if err != nil {
@@ -182,7 +185,7 @@ func runRecall(sizeList string, runs, bigFiles int) error {
 		results = append(results, res)
 		os.RemoveAll(home)
 	}
-	fmt.Printf("recall and search, whole process (new process per call, as the hosts run hooks): median (p90) of %d runs\n", runs)
+	fmt.Printf("recall and search, whole process (new process per call, as the hosts run hooks): median (p90) of %d runs, each command after %v idle\n", runs, idle)
 	fmt.Printf("baselines in the same run: reflect's start-up (`reflect version`) and `git grep -l` of the same words\n")
 	fmt.Printf("the hooks are answered by the memory's resident reflect-engine (hooks/resident), as every recall hook is after the day's first\n\n")
 	fmt.Printf("| learnings | start-up | SessionStart hook | UserPromptSubmit hook | hooks ÷ start-up | reflect search | git grep | search ÷ git grep | prompt hook ÷ @%d |\n", results[0].n)
