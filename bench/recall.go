@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -304,14 +303,9 @@ func project(env []string, proj string, bulk int) error {
 // awaitResident waits (at most 10 s) until the memory at home has a resident engine that
 // listens: the hook before started it, detached.
 func awaitResident(home string) error {
-	dir := resident.Dir(filepath.Join(home, ".git", "reflect"))
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
-		socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
-		for _, sock := range socks {
-			if c, err := net.Dial("unix", sock); err == nil {
-				c.Close()
-				return nil
-			}
+		if resident.Listening(filepath.Join(home, ".git", "reflect")) {
+			return nil
 		}
 	}
 	return fmt.Errorf("no resident reflect-engine listens for %s", home)

@@ -51,7 +51,7 @@ const (
 
 // Finding is one result of a check.
 type Finding struct {
-	Check    string   `json:"check"` // claude, codex, binary, repo, objects, worktree, learnings, index, remote, team, queue, drain, caps
+	Check    string   `json:"check"` // claude, codex, binary, repo, objects, worktree, learnings, index, resident, remote, team, queue, drain, caps
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
 	Fix      string   `json:"fix,omitempty"`     // the command that fixes it; set on every finding that is not ok
@@ -121,6 +121,7 @@ func Run(ctx context.Context, o Options) *Report {
 			d.index(r)
 			d.freshness(ctx, r)
 		}
+		d.resident(r)
 		d.remote(ctx, r)
 		d.teams(r)
 		if intact {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -87,4 +89,20 @@ func Umask() int {
 	m := syscall.Umask(0o022)
 	syscall.Umask(m)
 	return m
+}
+
+// Listening says whether a resident engine listens for the memory at stateDir (any engine
+// executable's): a connection that sends nothing, which the engine does not take for a hook.
+func Listening(stateDir string) bool {
+	socks, _ := filepath.Glob(filepath.Join(Dir(stateDir), "*.sock"))
+	for _, sock := range socks {
+		if strings.HasSuffix(sock, ".w.sock") {
+			continue // one warming, not listening yet
+		}
+		if c, err := net.DialTimeout("unix", sock, 100*time.Millisecond); err == nil {
+			c.Close()
+			return true
+		}
+	}
+	return false
 }
