@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
 // The tests run the resident engine as a process of its own (this test binary, told so by
@@ -347,5 +349,40 @@ func TestSocketName(t *testing.T) {
 	}
 	if _, _, ok := Socket(state, engine+".missing"); ok {
 		t.Error("a socket for a missing executable")
+	}
+}
+
+// TestPrune: an engine that starts removes the lock files (and sockets) of other engine
+// executables that nobody holds and nobody touched for a week; a held one, a recent one and
+// its own stay.
+func TestPrune(t *testing.T) {
+	state, engine := memory(t)
+	dir := Dir(state)
+	os.MkdirAll(dir, 0o700)
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	touch := func(name string, at time.Time) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, nil, 0o600)
+		os.Chtimes(p, at, at)
+		return p
+	}
+	gone := []string{touch("aaaa.lock", old), touch("aaaa.sock", old)}
+	recent := touch("bbbb.lock", time.Now())
+	held := touch("cccc.lock", old)
+	unlock, err := lockfile.Take(context.Background(), held, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	serve(t, state, engine, time.Minute)
+	for _, p := range gone {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was kept", filepath.Base(p))
+		}
+	}
+	for _, p := range []string{recent, held} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed", filepath.Base(p))
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -63,6 +64,7 @@ func Serve(ctx context.Context, stateDir, engine string, idle func() time.Durati
 		return false, err
 	}
 	defer unlock()
+	prune(Dir(stateDir), lock)
 	// bound under a name of its own while it warms, then renamed into place: an engine that
 	// cannot listen (a file system without sockets) says so before it spends a recall warming
 	warming := strings.TrimSuffix(sock, ".sock") + ".w.sock"
@@ -135,6 +137,34 @@ func Serve(ctx context.Context, stateDir, engine string, idle func() time.Durati
 		}
 	}()
 	return true, nil
+}
+
+// stale is how long the lock file of another engine executable (an older build's) is kept
+// when no engine holds it: each reinstall leaves one.
+const stale = 7 * 24 * time.Hour
+
+// prune removes the lock files (and sockets) of other engine executables that no engine
+// holds and nobody changed for a week, not keep's. One removed just as an engine of that
+// build opens it leaves that engine locked on a file no other sees; a second engine's socket
+// then takes the name, and the first leaves at its next look (its socket is not its own).
+func prune(dir, keep string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !strings.HasSuffix(path, ".lock") || path == keep {
+			continue
+		}
+		if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < stale {
+			continue
+		}
+		if unlock, err := lockfile.Take(context.Background(), path, 0); err == nil {
+			base := strings.TrimSuffix(path, ".lock")
+			os.Remove(base + ".sock")
+			os.Remove(base + ".w.sock")
+			os.Remove(path)
+			unlock()
+		}
+	}
 }
 
 // job is a hook read whole from its connection, not yet begun.
