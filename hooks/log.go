@@ -21,13 +21,13 @@ const (
 // OpenLog returns the logger of the repository's log: hooks, and the work they start
 // detached with no stream to report on, write to it.
 func OpenLog(r *gitstore.Repo) *slog.Logger {
-	return openLogAt(filepath.Join(r.StateDir(), "log"))
+	return openLogAt(filepath.Join(r.StateDir(), "log"), false)
 }
 
 // OpenLogStaying is OpenLog for a process that stays (a resident engine): each line opens the
 // file, so that it follows a rotation by another process and holds no descriptor between lines.
 func OpenLogStaying(r *gitstore.Repo) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(&logFile{dir: filepath.Join(r.StateDir(), "log"), each: true}, nil))
+	return openLogAt(filepath.Join(r.StateDir(), "log"), true)
 }
 
 // userLogDir is where hooks log when there is no repository to log into.
@@ -39,12 +39,13 @@ func userLogDir() string {
 	return filepath.Join(dir, "reflect")
 }
 
-func openLogAt(dir string) *slog.Logger {
+// openLogAt is the log in dir; each: the file is opened for each line (a process that stays).
+func openLogAt(dir string, each bool) *slog.Logger {
 	level := slog.LevelInfo
 	if os.Getenv("REFLECT_DEBUG") == "1" {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewJSONHandler(&logFile{dir: dir}, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewJSONHandler(&logFile{dir: dir, each: each}, &slog.HandlerOptions{Level: level}))
 }
 
 // logFile is the log's file, opened (and rotated) by its first write: most hook events log

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -47,7 +48,9 @@ type Options struct {
 	// Began is when the hook began, when that was in another process (a resident engine
 	// answers a hook the lean reflect read): the deadline counts from it. Zero: now.
 	Began time.Time
-	// Resident: a resident engine answers this hook (last-event.json says so).
+	// Resident: a resident engine answers this hook (last-event.json says so). Run then waits
+	// for a handler past its deadline (the next hook changes the process's environment and
+	// directory) and opens its log for each line.
 	Resident bool
 }
 
@@ -168,9 +171,9 @@ func Run(ctx context.Context, o Options) {
 	}
 	logger := func() *slog.Logger {
 		if openErr == nil {
-			return OpenLog(r)
+			return openLogAt(filepath.Join(r.StateDir(), "log"), o.Resident)
 		}
-		return openLogAt(userLogDir())
+		return openLogAt(userLogDir(), o.Resident)
 	}
 	wait := max(cfg.Hooks.RecallTimeout.Std(), cfg.Hooks.CaptureTimeout.Std())
 	var in stdin
@@ -205,7 +208,7 @@ func Run(ctx context.Context, o Options) {
 			"event", p.Event, "harness", o.Harness, "home", o.Home, "err", openErr)
 		return
 	}
-	log := OpenLog(r)
+	log := logger() // a resident engine's opens the file for each line: it runs hook after hook
 	if _, err := r.SplitSettings(ctx); err != nil {
 		log.Warn("move local settings out of reflect.toml", "err", err)
 	}
@@ -248,7 +251,9 @@ func Run(ctx context.Context, o Options) {
 		err error
 	}
 	// the report as it stands before the handler runs: a handler past its deadline, left
-	// running, goes on writing e.report, so the hook then reports from this copy
+	// running, goes on writing e.report, so the hook then reports from this copy (what that
+	// handler did is lost to last-event.json, not to git: a learning it committed is indexed
+	// at the index's next open)
 	base := *e.report
 	done := make(chan result, 1)
 	go func() {

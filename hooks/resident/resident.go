@@ -40,7 +40,7 @@ import (
 )
 
 // Every is how often a resident engine with nothing to answer looks whether it should leave:
-// three stats.
+// four stats (the engine's file, the state directory, the socket, the leave file).
 const Every = 100 * time.Millisecond
 
 // maxSocketPath bounds a socket's path: sun_path holds 108 bytes on Linux and 104 on macOS

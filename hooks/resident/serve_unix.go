@@ -131,9 +131,16 @@ func Serve(ctx context.Context, stateDir, engine string, idle func() time.Durati
 		os.Remove(sock)
 	}
 	ln.Close()
+	// hooks read but not begun are closed unacknowledged until no reader can still hand one on
 	go func() {
-		for j := range jobs {
-			j.conn.Close()
+		end := time.After(readWait + busyWait + time.Second)
+		for {
+			select {
+			case j := <-jobs:
+				j.conn.Close()
+			case <-end:
+				return
+			}
 		}
 	}()
 	return true, nil
@@ -274,11 +281,11 @@ func run(j job, handle Handler, log *slog.Logger) {
 		log.Error("resident: a hook ran past its deadline; leaving", "event", j.req.Event, "harness", j.req.Harness)
 		os.Exit(3)
 	})
-	defer watchdog.Stop()
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	var out bytes.Buffer
 	then := handle(ctx, j.req, j.payload, &out)
+	watchdog.Stop() // the hook returned: what follows (its answer, its background starts) is not cut short
 	if out.Len() > MaxOutput {
 		out.Truncate(0)
 	}
