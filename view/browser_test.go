@@ -55,19 +55,36 @@ func TestBrowser(t *testing.T) {
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	// Debian's launcher sizes /dev/shm with findmnt, which printed more than a number while
+	// another package's test had a tmpfs mounted, and Chromium once crashed at its start in
+	// CI: a browser that does not start is started once more before the test fails
+	var ctx context.Context
+	for attempt := 1; ; attempt++ {
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, cancelBrowser := chromedp.NewContext(actx)
+		tctx, cancelTime := context.WithTimeout(bctx, 60*time.Second)
+		err := chromedp.Do(tctx, chromedp.Navigate("about:blank"))
+		if err == nil {
+			defer cancelAlloc()
+			defer cancelBrowser()
+			defer cancelTime()
+			ctx = tctx
+			break
+		}
+		cancelTime()
+		cancelBrowser()
+		cancelAlloc()
+		if attempt == 2 {
+			t.Fatalf("start the browser: %v", err)
+		}
+		t.Logf("start the browser (attempt %d): %v; once more", attempt, err)
+	}
 	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
 	}
-	do("start the browser", chromedp.Navigate("about:blank"))
 	// a learning's script that ran would open a dialog: record it, and close it
 	dialogs := make(chan string, 8)
 	events := chromedp.Events(ctx, cdppage.JavascriptDialogOpening)
