@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/reflect-memory/reflect/hooks/resident"
 	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
@@ -36,26 +38,16 @@ func TestResidentEngine(t *testing.T) {
 		json.Unmarshal(b, &m)
 		return m
 	}
-	residents := func() []string { return testenv.Processes(home, testenv.ResidentArg) }
-	await := func(want int) []string {
+	// await waits until one resident engine runs and listens, and returns it
+	await := func() []string {
 		t.Helper()
 		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-			if r := residents(); len(r) == want {
-				time.Sleep(50 * time.Millisecond) // it listens once warm
+			if r := residents(home); len(r) == 1 && resident.Listening(filepath.Join(home, ".git", "reflect")) {
 				return r
 			}
 		}
-		t.Fatalf("resident engines %v; want %d", residents(), want)
+		t.Fatalf("resident engines %v, none listening; want one", residents(home))
 		return nil
-	}
-	socketsReady := func() {
-		t.Helper()
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-			if m, _ := filepath.Glob(filepath.Join(home, ".git", "reflect", "resident", "*.sock")); len(m) > 0 {
-				return
-			}
-		}
-		t.Fatal("no resident engine listens")
 	}
 	prompt := func(session, text string) (string, map[string]any) {
 		t.Helper()
@@ -69,8 +61,7 @@ func TestResidentEngine(t *testing.T) {
 	if ev := last(); ev["resident"] == true {
 		t.Fatalf("the first session start was answered by a resident engine: %v", ev)
 	}
-	first := await(1)
-	socketsReady()
+	first := await()
 	out, ev := prompt("s1", ask)
 	if ev["resident"] != true || !strings.Contains(out, "5433") {
 		t.Fatalf("a prompt after the session start: resident %v, printed %q; want the resident engine's recall of the 5433 learning", ev["resident"], out)
@@ -97,7 +88,7 @@ func TestResidentEngine(t *testing.T) {
 	if subj := run(t, environ, home, "git", "log", "-1", "--format=%s|%an"); !strings.Contains(subj, "staging cluster") || !strings.HasSuffix(subj, "|Hook Person") {
 		t.Fatalf("the last commit after a remember: prompt: %q; want it by Hook Person, the hook's git identity", subj)
 	}
-	if now := residents(); len(now) != 1 || now[0] != first[0] {
+	if now := residents(home); len(now) != 1 || now[0] != first[0] {
 		t.Fatalf("resident engines %v after the prompts; want the first, %v", now, first)
 	}
 	// what it started for that prompt (the new learning's indexing) ended and was waited for:
@@ -114,18 +105,15 @@ func TestResidentEngine(t *testing.T) {
 
 	// killed -9: its socket stays behind; the next prompt is answered all the same, and a new
 	// engine stays
-	pid := 0
-	for _, c := range first[0] {
-		pid = pid*10 + int(c-'0')
-	}
+	pid, _ := strconv.Atoi(first[0])
 	syscall.Kill(pid, syscall.SIGKILL)
-	for end := time.Now().Add(5 * time.Second); len(residents()) > 0 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	for end := time.Now().Add(5 * time.Second); len(residents(home)) > 0 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 	}
 	out, ev = prompt("s3", ask)
 	if ev["resident"] == true || !strings.Contains(out, "5433") {
 		t.Fatalf("the prompt after the engine was killed: resident %v, printed %q", ev["resident"], out)
 	}
-	second := await(1)
+	second := await()
 	if second[0] == first[0] {
 		t.Fatal("the killed engine is still listed")
 	}
@@ -137,9 +125,9 @@ func TestResidentEngine(t *testing.T) {
 	if ev["resident"] == true || !strings.Contains(out, "5433") {
 		t.Fatalf("recall.resident 0: resident %v, printed %q", ev["resident"], out)
 	}
-	for end := time.Now().Add(10 * time.Second); len(residents()) > 0 && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(10 * time.Second); len(residents(home)) > 0 && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 	}
-	if r := residents(); len(r) != 0 {
+	if r := residents(home); len(r) != 0 {
 		t.Fatalf("resident engines %v stay with recall.resident 0", r)
 	}
 	waitBackground(home)

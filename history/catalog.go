@@ -25,22 +25,29 @@ type catalog struct {
 
 // stream is the stream name, nil when the catalog has none of that name.
 func (c *catalog) stream(name string) *Stream {
-	if s, ok := c.Streams[name]; ok || c.raw == nil {
-		return s
+	if c.raw == nil {
+		return c.Streams[name]
 	}
-	s := c.raw.stream(name)
-	c.Streams[name] = s
-	return s
+	return remembered(c.Streams, name, c.raw.stream)
 }
 
 // session is the session key, nil when the catalog has none.
 func (c *catalog) session(key string) *Session {
-	if s, ok := c.Sessions[key]; ok || c.raw == nil {
-		return s
+	if c.raw == nil {
+		return c.Sessions[key]
 	}
-	s := c.raw.session(key)
-	c.Sessions[key] = s
-	return s
+	return remembered(c.Sessions, key, c.raw.session)
+}
+
+// remembered is m's record of key, looked up in the file (find) the first time and kept,
+// absent ones (nil) too.
+func remembered[T any](m map[string]*T, key string, find func(string) *T) *T {
+	if v, ok := m[key]; ok {
+		return v
+	}
+	v := find(key)
+	m[key] = v
+	return v
 }
 
 // catalogMagic starts catalog.bin; the last byte is the format's version.

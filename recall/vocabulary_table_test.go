@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -34,21 +35,11 @@ func TestVocabularyTable(t *testing.T) {
 		fmt.Fprintf(&src, "\t\t\t{short: %#v, long: %#v, line: %d, near: %t},\n", p.short, p.long, p.line, p.near)
 	}
 	src.WriteString("\t\t},\n\t\tbyWord: map[string][][]string{\n")
-	words := make([]string, 0, len(v.byWord))
-	for w := range v.byWord {
-		words = append(words, w)
-	}
-	slices.Sort(words)
-	for _, w := range words {
+	for _, w := range slices.Sorted(maps.Keys(v.byWord)) {
 		fmt.Fprintf(&src, "\t\t\t%q: %#v,\n", w, v.byWord[w])
 	}
 	src.WriteString("\t\t},\n\t\tnear: map[string]bool{\n")
-	near := make([]string, 0, len(v.near))
-	for k := range v.near {
-		near = append(near, k)
-	}
-	slices.Sort(near)
-	for _, k := range near {
+	for _, k := range slices.Sorted(maps.Keys(v.near)) {
 		fmt.Fprintf(&src, "\t\t\t%q: true,\n", k)
 	}
 	src.WriteString("\t\t},\n\t}\n}\n")

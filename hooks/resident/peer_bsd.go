@@ -2,33 +2,13 @@
 
 package resident
 
-import (
-	"fmt"
-	"net"
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// samePeer refuses a peer of another user (LOCAL_PEERCRED; the socket's directory already
-// keeps them out, this holds if its mode is changed).
-func samePeer(conn *net.UnixConn) error {
-	raw, err := conn.SyscallConn()
+// peerUID is the user of the socket's peer (LOCAL_PEERCRED).
+func peerUID(fd int) (int, bool, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
-	var cred *unix.Xucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-	}); err != nil {
-		return err
-	}
-	if cerr != nil {
-		return cerr
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("a peer of user %d", cred.Uid)
-	}
-	return nil
+	return int(cred.Uid), true, nil
 }

@@ -1,31 +1,12 @@
 package resident
 
-import (
-	"fmt"
-	"net"
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// samePeer refuses a peer of another user (the socket's directory already keeps them out; this
-// holds if its mode is changed).
-func samePeer(conn *net.UnixConn) error {
-	raw, err := conn.SyscallConn()
+// peerUID is the user of the socket's peer (SO_PEERCRED).
+func peerUID(fd int) (int, bool, error) {
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return err
-	}
-	if cerr != nil {
-		return cerr
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("a peer of user %d", cred.Uid)
-	}
-	return nil
+	return int(cred.Uid), true, nil
 }

@@ -39,11 +39,10 @@ func SetHome(t testing.TB) {
 // hooks/resident.Leave): each finishes what it was asked for and goes. A test calls it before
 // its temporary directory is removed.
 func WaitDetached(home string) {
-	if stay, err := watch.Leave(filepath.Join(home, ".git", "reflect")); err == nil {
-		defer stay()
-	}
-	if stay, err := resident.Leave(filepath.Join(home, ".git", "reflect")); err == nil {
-		defer stay()
+	for _, leave := range []func(string) (func(), error){watch.Leave, resident.Leave} {
+		if stay, err := leave(stateDir(home)); err == nil {
+			defer stay()
+		}
 	}
 	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
 		time.Sleep(30 * time.Millisecond)
@@ -52,7 +51,7 @@ func WaitDetached(home string) {
 		}
 	}
 	for _, name := range []string{"drain", "sync", "pool", "index-build", "index", "history"} {
-		fl := flock.New(filepath.Join(home, ".git", "reflect", "locks", name))
+		fl := flock.New(filepath.Join(stateDir(home), "locks", name))
 		if fl.Lock() == nil {
 			fl.Unlock()
 		}
@@ -61,29 +60,27 @@ func WaitDetached(home string) {
 
 // StopWatchers asks the history importers watching sessions of the memory at home to leave and
 // waits (at most 20 s) until none runs; later Stops start new ones.
-func StopWatchers(home string) {
-	stay, err := watch.Leave(filepath.Join(home, ".git", "reflect"))
+func StopWatchers(home string) { stop(home, watch.Leave, WatchArg) }
+
+// StopResident asks the resident engine of the memory at home to leave and waits (at most
+// 20 s) until none runs; a later recall hook starts a new one.
+func StopResident(home string) { stop(home, resident.Leave, ResidentArg) }
+
+// stop asks the processes that stay for the memory at home to leave (leave) and waits (at most
+// 20 s) until none whose command line holds arg runs.
+func stop(home string, leave func(stateDir string) (func(), error), arg string) {
+	stay, err := leave(stateDir(home))
 	if err != nil {
 		return
 	}
 	defer stay()
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) && watching(home); {
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) && len(Processes(home, arg)) > 0; {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// StopResident asks the resident engine of the memory at home to leave and waits (at most
-// 20 s) until none runs; a later recall hook starts a new one.
-func StopResident(home string) {
-	stay, err := resident.Leave(filepath.Join(home, ".git", "reflect"))
-	if err != nil {
-		return
-	}
-	defer stay()
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) && len(Processes(home, ResidentArg)) > 0; {
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// stateDir is the state directory of the memory at home.
+func stateDir(home string) string { return filepath.Join(home, ".git", "reflect") }
 
 // ResidentArg marks a resident engine on its command line.
 const ResidentArg = "\x00internal\x00resident"
@@ -107,9 +104,6 @@ func Processes(home, with string) []string {
 
 // WatchArg marks a history importer watching a session on its command line.
 const WatchArg = "\x00--watch\x00"
-
-// watching says whether a history importer watches a session of home.
-func watching(home string) bool { return len(Processes(home, WatchArg)) > 0 }
 
 // runningOn reports whether a process other than this one has home on its command line.
 func runningOn(home string) bool { return len(Processes(home, "")) > 0 }
