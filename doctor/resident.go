@@ -18,13 +18,5 @@ func (d *doctor) resident(r *gitstore.Repo) {
 			Message: fmt.Sprintf("%s can be opened by other users (mode %#o): they could reach the engine that answers your recall hooks", dir, fi.Mode().Perm())})
 		return
 	}
-	idle := r.Config().Recall.Resident.Std()
-	switch {
-	case idle <= 0:
-		d.add(Finding{Check: "resident", Severity: OK, Message: "off (recall.resident 0): every recall hook starts reflect-engine"})
-	case resident.Listening(r.StateDir()):
-		d.add(Finding{Check: "resident", Severity: OK, Message: fmt.Sprintf("a reflect-engine stays to answer recall hooks; it leaves %v after the last (recall.resident)", idle)})
-	default:
-		d.add(Finding{Check: "resident", Severity: OK, Message: fmt.Sprintf("none stays now: the next recall hook starts a reflect-engine, which stays %v after the last (recall.resident)", idle)})
-	}
+	d.add(Finding{Check: "resident", Severity: OK, Message: resident.Look(r.StateDir(), r.Config().Recall.Resident.Std()).String()})
 }

@@ -91,6 +91,9 @@ func Umask() int {
 	return m
 }
 
+// supported: every unix system has a resident engine.
+const supported = true
+
 // Listening says whether a resident engine listens for the memory at stateDir (any engine
 // executable's): a connection that sends nothing, which the engine does not take for a hook.
 func Listening(stateDir string) bool {

@@ -117,3 +117,39 @@ func Leave(stateDir string) (stay func(), err error) { return leave.Ask(Dir(stat
 
 // asked says whether Leave asks the memory's engines to leave.
 func asked(stateDir string) bool { return leave.Asked(Dir(stateDir)) }
+
+// State is what reflect status and reflect doctor say of the engine that stays for a memory.
+type State struct {
+	// Is: listening (an engine stays and answers), none (none stays now; the next recall
+	// hook starts one), off (recall.resident 0) or unavailable (this platform has none).
+	Is    string        `json:"state"`
+	Stays time.Duration `json:"stays_ns"` // how long one stays after the last hook (recall.resident)
+}
+
+// Look reports the State of the resident engine for the memory whose state directory is
+// stateDir, which stays idle (recall.resident) after its last hook.
+func Look(stateDir string, idle time.Duration) State {
+	st := State{Is: "none", Stays: idle}
+	switch {
+	case !supported:
+		st.Is = "unavailable"
+	case idle <= 0:
+		st.Is = "off"
+	case Listening(stateDir):
+		st.Is = "listening"
+	}
+	return st
+}
+
+// String says st in a sentence.
+func (st State) String() string {
+	switch st.Is {
+	case "unavailable":
+		return "this platform has none: every recall hook starts reflect-engine"
+	case "off":
+		return "off (recall.resident 0): every recall hook starts reflect-engine"
+	case "listening":
+		return fmt.Sprintf("a reflect-engine stays to answer recall hooks; it leaves %v after the last (recall.resident)", st.Stays)
+	}
+	return fmt.Sprintf("none stays now: the next recall hook starts a reflect-engine, which stays %v after the last (recall.resident)", st.Stays)
+}

@@ -13,6 +13,9 @@ func identity(string) (string, error) { return "", errors.New("no resident engin
 // Ask: Windows has no resident engine.
 func Ask(context.Context, string, Request, []byte) ([]byte, error) { return nil, ErrAbsent }
 
+// supported: Windows has no resident engine.
+const supported = false
+
 // Listening: Windows has no resident engine.
 func Listening(string) bool { return false }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/hooks/resident"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
 	memsync "github.com/reflect-memory/reflect/sync"
@@ -147,13 +148,14 @@ type statusJSON struct {
 	Capped   string              `json:"capped,omitempty"`
 	Index    index.Status        `json:"index"`
 	Extract  string              `json:"extractor"`
+	Resident resident.State      `json:"resident"`
 	Problems []string            `json:"problems,omitempty"`
 }
 
 func (a *app) statusCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "The queue, the last drain, LLM usage against its caps, and the index",
+		Short: "The queue, the last drain, LLM usage against its caps, the index, and the resident engine",
 		Args:  cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := a.Repo()
@@ -197,6 +199,7 @@ func (a *app) statusCmd() *cobra.Command {
 			default:
 				a.Printf("index    behind HEAD by %d changed learnings (the next search catches up)\n", ix.Behind)
 			}
+			a.Printf("resident %s\n", st.Resident)
 			return nil
 		},
 	}
@@ -215,6 +218,7 @@ func (a *app) status(r *gitstore.Repo) (*statusJSON, error) {
 		return nil, err
 	}
 	st.Capped = drainstate.CapReached(cfg, st.Usage)
+	st.Resident = resident.Look(r.StateDir(), r.Config().Recall.Resident.Std())
 	st.Index, err = index.Inspect(r)
 	return st, err
 }
