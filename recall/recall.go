@@ -72,6 +72,9 @@ type Candidate struct {
 	// peers are the hits of the query of its topic, scored on its scale; nil for a prompt
 	// (its clauses share the prompt's query)
 	peers []index.Hit
+	// topics is how many of a session start's topics score it near their best (Gates.Top),
+	// matching more than common words of each and a share (Gates.StrongCoverage) of it.
+	topics int
 }
 
 // Match is one thing a learning shares with a topic.
@@ -272,6 +275,8 @@ func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string
 // learning, what it matched of its best one, in the order the hits first came.
 func assessAll(found []*index.Result, topics []Topic, cfg config.Recall) []Candidate {
 	best := map[string]Candidate{}
+	g := DefaultGates()
+	near := map[string]int{} // how many of a session start's topics score each learning near their best
 	var order []string
 	for i, tp := range topics {
 		hits := found[i]
@@ -292,7 +297,10 @@ func assessAll(found []*index.Result, topics []Topic, cfg config.Recall) []Candi
 				clauseRelative(cs)
 			}
 			for _, c := range cs {
-				if old, ok := best[c.ID]; !ok || c.better(old, DefaultGates(), cfg) {
+				if tp.Kind != "prompt" && c.Relative >= g.Top && c.Rarity >= g.Rarity && c.Coverage >= g.StrongCoverage {
+					near[c.ID]++
+				}
+				if old, ok := best[c.ID]; !ok || c.better(old, g, cfg) {
 					best[c.ID] = c
 				}
 			}
@@ -300,7 +308,9 @@ func assessAll(found []*index.Result, topics []Topic, cfg config.Recall) []Candi
 	}
 	cands := make([]Candidate, 0, len(order))
 	for _, id := range order {
-		cands = append(cands, best[id])
+		c := best[id]
+		c.topics = near[id]
+		cands = append(cands, c)
 	}
 	return cands
 }

@@ -411,3 +411,20 @@ func TestCompoundIdentifierAlone(t *testing.T) {
 		}
 	}
 }
+
+// A learning two of a session start's topics score near their best qualifies on a match that
+// neither topic carries alone; one topic's, or a match of common words, does not.
+func TestTopicsAgree(t *testing.T) {
+	cfg := config.Recall{MinCoverage: 0.4}
+	for _, c := range []struct {
+		topics      int
+		rarity, cov float64
+		want        bool
+	}{{2, 1.92, 0.44, true}, {3, 1.6, 0.3, true}, {1, 1.92, 0.44, false}, {2, 1.3, 0.44, false}, {2, 1.92, 0.2, false}} {
+		x := Candidate{Topic: "commit: refresh: test the reuse grace window", Relative: 0.5, Coverage: c.cov, Rarity: c.rarity, topics: c.topics,
+			Matches: []Match{{Said: "refresh", Kind: string(Word), Weight: 0.68}, {Said: "token", Kind: string(Word), Weight: 0.49}, {Said: "rotat", Kind: string(Word), Weight: 0.74}}}
+		if rule, _, ok := DefaultGates().qualify(&x, cfg); (ok && rule == "topics") != c.want {
+			t.Errorf("%d topics, rarity %.2f, coverage %.2f: rule %s (%v), want the topics rule: %v", c.topics, c.rarity, c.cov, rule, ok, c.want)
+		}
+	}
+}

@@ -382,11 +382,13 @@ func TestRelevanceHeldout5(t *testing.T) {
 // never change after the commit that added it. First measured (before any change of that
 // round): precision@3 0.733 (22 of 30 injected relevant; related ones count against it), 4 of
 // 42 queries injecting something irrelevant (9.5%), 16/27 found at UserPromptSubmit, 6/8 at
-// SessionStart, 8/8 negatives silent. The floors are these figures.
+// SessionStart, 8/8 negatives silent. After that round: precision@3 0.742 (23 of 31), 7/8 at
+// SessionStart (a learning two commit subjects each score first qualifies: Gates.Topics), the
+// rest unchanged and no other set's figure moved. The floors are these figures.
 func TestRelevanceHeldout6(t *testing.T) {
 	f := measureSet(t, fixtures.RelevanceHeldout6)
 	f.log(t, "held out 6")
-	if f.precision() < 0.733 || f.dirty > 4 || f.silent < 8 || f.found["prompt"] < 16 || f.found["start"] < 6 {
+	if f.precision() < 0.741 || f.dirty > 4 || f.silent < 8 || f.found["prompt"] < 16 || f.found["start"] < 7 {
 		f.fail(t, "held out 6")
 	}
 }
