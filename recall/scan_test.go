@@ -11,12 +11,12 @@ import (
 
 // TestScanRecallsAsTheIndex: with no usable index (missing, corrupt, locked by a writer)
 // searches scan git; a hook recalls then what it would with the index. Every query of the
-// relevance suite and the five held-out sets injects the same learnings either way. (Before the
+// relevance suite and the seven held-out sets injects the same learnings either way. (Before the
 // scan scored as the index does, it injected 124 learnings on the suite where the index
 // injected 113, with 6 queries injecting something irrelevant where the index had 2.)
 func TestScanRecallsAsTheIndex(t *testing.T) {
 	r, keys, qs := relevanceRepo(t)
-	for _, load := range []func() ([]fixtures.RelQuery, error){fixtures.RelevanceHeldout, fixtures.RelevanceHeldout2, fixtures.RelevanceHeldout3, fixtures.RelevanceHeldout4, fixtures.RelevanceHeldout5} {
+	for _, load := range []func() ([]fixtures.RelQuery, error){fixtures.RelevanceHeldout, fixtures.RelevanceHeldout2, fixtures.RelevanceHeldout3, fixtures.RelevanceHeldout4, fixtures.RelevanceHeldout5, fixtures.RelevanceHeldout6, fixtures.RelevanceHeldout7} {
 		more, err := load()
 		if err != nil {
 			t.Fatal(err)
