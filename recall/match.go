@@ -371,10 +371,10 @@ func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bo
 		return "weak", "weak match: " + what, false
 	case c.Coverage >= g.Broad && c.Rarity >= g.BroadRarity:
 		return "match", "matches " + what, true
-	case g.Topics > 0 && c.topics >= g.Topics && c.Rarity >= g.BroadRarity && c.Coverage >= g.StrongCoverage:
-		return "topics", fmt.Sprintf("%d of the session's topics score it near their best; matches %s", c.topics, what), true
 	case c.Relative >= g.Top && (c.Coverage >= g.Broad || c.Coverage >= cfg.MinCoverage && c.Rarity >= g.TopRarity || c.Coverage >= g.StrongCoverage && c.Rarity >= g.StrongRarity):
 		return "best match", fmt.Sprintf("scores near the best (%.0f%%) and matches %s", 100*c.Relative, what), true
+	case g.Topics > 0 && c.topics >= g.Topics && c.Rarity >= g.BroadRarity && c.Coverage >= g.StrongCoverage:
+		return "topics", fmt.Sprintf("%d of the session's topics score it near their best; matches %s", c.topics, what), true
 	}
 	return "weak", "weak match: " + what, false
 }
