@@ -15,7 +15,7 @@ var Commands = []Command{
 	{Path: "recall", Use: "recall [--cwd DIR] [--prompt TEXT] [--session ID] [--explain]", Short: "Print what a hook would inject: at session start, or for a prompt"},
 	{Path: "reindex", Use: "reindex", Short: "Rebuild the search index from git (it is a cache: deleting it loses nothing)"},
 	{Path: "search", Use: "search QUERY…", Short: "Search learnings (this project and global ones unless --project or --global)"},
-	{Path: "status", Use: "status", Short: "The queue, the last drain, LLM usage against its caps, and the index"},
+	{Path: "status", Use: "status", Short: "The queue, the last drain, LLM usage against its caps, the index, and the resident engine"},
 	{Path: "team add", Use: "add NAME URL", Short: "Clone a team memory and read it from now on"},
 	{Path: "team sync", Use: "sync [NAME...]", Short: "Pull the team memories (all of them, or those named)"},
 	{Path: "view", Use: "view [--addr 127.0.0.1:0] [--no-open]", Short: "Browse, search and curate the memory in a local web page"},
