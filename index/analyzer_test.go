@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -148,5 +150,27 @@ func TestBaseFormsApart(t *testing.T) {
 			}
 			seen[form] = name
 		}
+	}
+}
+
+// analyzed is tokens, whether or not an earlier search analyzed the same text, and holds no
+// more than maxAnalyzed texts.
+func TestAnalyzedTexts(t *testing.T) {
+	texts := []string{"Use r.PathValue in Go 1.22 handlers", "pipeline_state.watermark", "", "CREATE INDEX CONCURRENTLY"}
+	for range 2 {
+		for _, text := range texts {
+			if got, want := analyzed(text), tokens(text); !reflect.DeepEqual(got, want) {
+				t.Errorf("analyzed(%q) = %v, want %v", text, got, want)
+			}
+		}
+	}
+	for i := range maxAnalyzed + 10 {
+		analyzed(fmt.Sprint("text ", i))
+	}
+	analyzedTexts.Lock()
+	n := len(analyzedTexts.m)
+	analyzedTexts.Unlock()
+	if n > maxAnalyzed {
+		t.Errorf("holds %d texts, more than %d", n, maxAnalyzed)
 	}
 }
