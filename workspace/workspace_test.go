@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/reflect-memory/reflect/learnings"
 )
@@ -180,5 +183,54 @@ func TestRecentCommits(t *testing.T) {
 	}
 	if w, _ := Read(dir, 0); len(w.Subjects)+len(w.Files) != 0 {
 		t.Errorf("asked for none: %v %v", w.Subjects, w.Files)
+	}
+	// read again, from what the first read kept of each commit: the same
+	if _, ok := readCommits.get(plumbing.NewHash(w.Head)); !ok {
+		t.Error("HEAD's commit was not kept")
+	}
+	again, _ := Read(dir, 5)
+	if !slices.Equal(again.Subjects, w.Subjects) || !slices.Equal(again.Files, w.Files) {
+		t.Errorf("read again: %v %v, want %v %v", again.Subjects, again.Files, w.Subjects, w.Files)
+	}
+}
+
+// A commit whose trees could not all be read is not kept: the next read, once the object is
+// there, lists its files.
+func TestUnreadTreeNotKept(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	mkdir(t, dir, "internal", "auth")
+	for i, name := range []string{"README.md", "internal/auth/login.go"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(fmt.Sprintln(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-q", "-m", "commit "+name)
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD:internal").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := strings.TrimSpace(string(out))
+	obj := filepath.Join(dir, ".git", "objects", tree[:2], tree[2:])
+	data, err := os.ReadFile(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(obj); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := Read(dir, 5)
+	if _, ok := readCommits.get(plumbing.NewHash(w.Head)); ok {
+		t.Errorf("kept a commit whose tree could not be read (files %v)", w.Files)
+	}
+	if err := os.WriteFile(obj, data, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := Read(dir, 5); strings.Join(w.Files, " ") != "internal/auth/login.go" {
+		t.Errorf("files once the tree is back: %v", w.Files)
 	}
 }
