@@ -280,7 +280,11 @@ func (w *Workspace) subjects(n int) []string {
 	var out []string
 	seen := map[string]bool{}
 	id := plumbing.NewHash(w.Head)
-	for len(out) < n {
+	// cut: a newer commit's files were left out (the budget ran out, or the files were
+	// enough), so an older one's are too, even when they are at hand: Files is what the
+	// latest commits touched, newest first
+	cut := false
+	for walked := 0; len(out) < n && walked < maxWalk; walked++ {
 		cr, ok := readCommits.get(id)
 		if !ok {
 			c, err := object.GetCommit(repo, id)
@@ -292,19 +296,24 @@ func (w *Workspace) subjects(n int) []string {
 			if len(c.ParentHashes) > 0 {
 				cr.parent = c.ParentHashes[0]
 			}
-			if cr.subject == "" || strings.HasPrefix(cr.subject, "Merge ") {
+			switch {
+			case merge(cr.subject):
 				readCommits.put(id, cr) // a merge's files are not asked for
-			} else if len(w.Files) < maxFiles && ctx.Err() == nil {
+			case cut || len(w.Files) >= maxFiles || ctx.Err() != nil:
+				cut = true
+			default:
 				var whole bool
 				if cr.files, whole = touched(ctx, repo, c); whole {
 					readCommits.put(id, cr)
+				} else {
+					cut = cut || ctx.Err() != nil
 				}
 			}
 		}
-		if cr.subject != "" && !strings.HasPrefix(cr.subject, "Merge ") {
+		if !merge(cr.subject) {
 			out = append(out, cr.subject)
 			for _, f := range cr.files {
-				if !seen[f] && len(w.Files) < maxFiles {
+				if !cut && !seen[f] && len(w.Files) < maxFiles {
 					seen[f] = true
 					w.Files = append(w.Files, f)
 				}
@@ -317,6 +326,14 @@ func (w *Workspace) subjects(n int) []string {
 	}
 	return out
 }
+
+// maxWalk bounds the commits subjects reads back from HEAD: a branch whose first parents are
+// all merges (a pull request merged with a merge commit, every time) has no subject to give,
+// and was read back to its first commit at every session start.
+const maxWalk = 50
+
+// merge says whether a commit's subject is none or a merge's: it says nothing of the work.
+func merge(subject string) bool { return subject == "" || strings.HasPrefix(subject, "Merge ") }
 
 // commitRead is what subjects reads of a commit: its subject, its first parent (zero for a
 // first commit) and the files it touched against that parent.

@@ -133,11 +133,7 @@ func BenchmarkProjectKey(b *testing.B) {
 // files they touched, newest first, each once; a first commit (an import) and a commit that
 // touches more than maxCommitFiles files give none.
 func TestRecentCommits(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
+	dir := newRepo(t)
 	n := 0
 	write := func(path string) {
 		t.Helper()
@@ -185,8 +181,12 @@ func TestRecentCommits(t *testing.T) {
 		t.Errorf("asked for none: %v %v", w.Subjects, w.Files)
 	}
 	// read again, from what the first read kept of each commit: the same
-	if _, ok := readCommits.get(plumbing.NewHash(w.Head)); !ok {
-		t.Error("HEAD's commit was not kept")
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD^1").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr, ok := readCommits.get(plumbing.NewHash(strings.TrimSpace(string(out)))); !ok || strings.Join(cr.files, " ") != "go.mod go.sum" {
+		t.Errorf("the go-redis commit kept: %v %+v", ok, cr)
 	}
 	again, _ := Read(dir, 5)
 	if !slices.Equal(again.Subjects, w.Subjects) || !slices.Equal(again.Files, w.Files) {
@@ -197,11 +197,7 @@ func TestRecentCommits(t *testing.T) {
 // A commit whose trees could not all be read is not kept: the next read, once the object is
 // there, lists its files.
 func TestUnreadTreeNotKept(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
+	dir := newRepo(t)
 	mkdir(t, dir, "internal", "auth")
 	for i, name := range []string{"README.md", "internal/auth/login.go"} {
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(fmt.Sprintln(i)), 0o644); err != nil {
@@ -232,5 +228,53 @@ func TestUnreadTreeNotKept(t *testing.T) {
 	}
 	if w, _ := Read(dir, 5); strings.Join(w.Files, " ") != "internal/auth/login.go" {
 		t.Errorf("files once the tree is back: %v", w.Files)
+	}
+}
+
+// newRepo is an empty repository on branch main, read with nothing kept of earlier reads.
+func newRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	forgetCommits(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	return dir
+}
+
+// forgetCommits empties what earlier reads kept of commits, before and after the test: a
+// commit made again in the same second by another run is the same commit.
+func forgetCommits(t *testing.T) {
+	readCommits.mu.Lock()
+	readCommits.m = nil
+	readCommits.mu.Unlock()
+	t.Cleanup(func() {
+		readCommits.mu.Lock()
+		readCommits.m = nil
+		readCommits.mu.Unlock()
+	})
+}
+
+// A branch whose first parents are all merges gives no subject, and is not read back further
+// than maxWalk commits.
+func TestMergesOnly(t *testing.T) {
+	dir := newRepo(t)
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "import")
+	for i := range maxWalk + 5 {
+		git(t, dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("Merge pull request #%d from acme/feature", i))
+	}
+	w, err := Read(dir, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Subjects) != 0 {
+		t.Errorf("subjects %q: the first commit is %d merges back", w.Subjects, maxWalk+5)
+	}
+	readCommits.mu.Lock()
+	n := len(readCommits.m)
+	readCommits.mu.Unlock()
+	if n > maxWalk {
+		t.Errorf("read %d commits, more than %d", n, maxWalk)
 	}
 }
