@@ -42,9 +42,10 @@ type Gates struct {
 	// the best or holding Broad of the topic) carries a match alone.
 	Decisive float64
 	// Topics is how many of a session start's topics must score a learning near their best
-	// (Top, with Rarity and StrongCoverage of each) for it to qualify on its best one with
-	// BroadRarity and StrongCoverage: the work the branch and the commits keep coming back
-	// to. Read off heldout6 start-auth-refresh-grace, whose two commit subjects ("refresh:
+	// (Top, with Rarity and StrongCoverage of each), each on words of its own (a topic that
+	// matched only words another matched is that topic again: a branch named for its commit,
+	// a subject said twice), for it to qualify on its best one with BroadRarity and
+	// StrongCoverage: the work the branch and the commits keep coming back to. Read off heldout6 start-auth-refresh-grace, whose two commit subjects ("refresh:
 	// accept the previous refresh token for 30 seconds after rotation", "refresh: test the
 	// reuse grace window") each found the refresh-token rotation learning first (44% of the
 	// first at rarity 1.92, 39% of the second), neither enough alone. Qualifying at rarity 1.2

@@ -73,7 +73,8 @@ type Candidate struct {
 	// (its clauses share the prompt's query)
 	peers []index.Hit
 	// topics is how many of a session start's topics score it near their best (Gates.Top),
-	// matching more than common words of each and a share (Gates.StrongCoverage) of it.
+	// matching more than common words of each and a share (Gates.StrongCoverage) of it, each
+	// on words no other of them matched all of (distinct).
 	topics int
 }
 
@@ -276,7 +277,8 @@ func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string
 func assessAll(found []*index.Result, topics []Topic, cfg config.Recall) []Candidate {
 	best := map[string]Candidate{}
 	g := DefaultGates()
-	near := map[string]int{} // how many of a session start's topics score each learning near their best
+	// what each session start topic scoring a learning near its best matched of it
+	near := map[string][]map[string]bool{}
 	var order []string
 	for i, tp := range topics {
 		hits := found[i]
@@ -298,7 +300,13 @@ func assessAll(found []*index.Result, topics []Topic, cfg config.Recall) []Candi
 			}
 			for _, c := range cs {
 				if tp.Kind != "prompt" && c.Relative >= g.Top && c.Rarity >= g.Rarity && c.Coverage >= g.StrongCoverage {
-					near[c.ID]++
+					said := map[string]bool{}
+					for _, m := range c.Matches {
+						if m.Kind != "file" { // the touched files are every subject's
+							said[m.Said+"\x00"+m.Found] = true
+						}
+					}
+					near[c.ID] = append(near[c.ID], said)
 				}
 				if old, ok := best[c.ID]; !ok || c.better(old, g, cfg) {
 					best[c.ID] = c
@@ -309,10 +317,40 @@ func assessAll(found []*index.Result, topics []Topic, cfg config.Recall) []Candi
 	cands := make([]Candidate, 0, len(order))
 	for _, id := range order {
 		c := best[id]
-		c.topics = near[id]
+		c.topics = distinct(near[id])
 		cands = append(cands, c)
 	}
 	return cands
+}
+
+// distinct counts the sets of matched words that no other set holds all of (a set held twice
+// counts once): the topics that found a learning on words of their own. A branch named for its
+// commit, or a subject said twice, matches what the commit matches, and is not a second topic.
+func distinct(sets []map[string]bool) int {
+	n := 0
+	for i, a := range sets {
+		within := false
+		for j, b := range sets {
+			if i != j && len(a) <= len(b) && (len(a) < len(b) || j < i) && holdsAll(b, a) {
+				within = true
+				break
+			}
+		}
+		if !within {
+			n++
+		}
+	}
+	return n
+}
+
+// holdsAll says whether every key of a is in b.
+func holdsAll(b, a map[string]bool) bool {
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // Weights of a learning's confidence.

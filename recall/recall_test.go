@@ -428,3 +428,50 @@ func TestTopicsAgree(t *testing.T) {
 		}
 	}
 }
+
+// distinct counts the topics that matched words of their own: a set another holds all of, or
+// a set said again, is not a topic of its own.
+func TestDistinctTopics(t *testing.T) {
+	set := func(ws ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range ws {
+			m[w] = true
+		}
+		return m
+	}
+	for _, c := range []struct {
+		sets []map[string]bool
+		want int
+	}{
+		{nil, 0},
+		{[]map[string]bool{set("refresh", "token", "rotat"), set("refresh", "reus", "window")}, 2},
+		{[]map[string]bool{set("refresh", "token"), set("refresh", "token")}, 1},
+		{[]map[string]bool{set("refresh", "token"), set("refresh", "token", "rotat")}, 1},
+		{[]map[string]bool{set("refresh", "token", "rotat"), set("token"), set("grace", "window"), set("grace", "window")}, 2},
+	} {
+		if got := distinct(c.sets); got != c.want {
+			t.Errorf("distinct(%v) = %d, want %d", c.sets, got, c.want)
+		}
+	}
+}
+
+// A branch named for its commit, or a commit subject said twice, is one topic: the topics
+// rule does not take it for two (a negative of the suite with its branch named for one of its
+// commits injected the dbt slim CI learning that way).
+func TestTopicsEcho(t *testing.T) {
+	r, keys, _ := relevanceRepo(t)
+	ix := openIndex(t, r)
+	subject := "gitlab: update merge request template"
+	for _, ws := range []Workspace{
+		{Project: "gitlab.com/acme/data-pipeline", Branch: "fix/gitlab-update-merge-request-template", Subjects: []string{subject}},
+		{Project: "gitlab.com/acme/data-pipeline", Branch: "main", Subjects: []string{subject, subject}},
+	} {
+		res, err := Recall(context.Background(), r, ix, Request{Workspace: &ws, Now: suiteNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Injected {
+			t.Errorf("branch %s, subjects %q: injected %s (%s: %s)", ws.Branch, ws.Subjects, keys[c.ID], c.Rule, c.Why)
+		}
+	}
+}
