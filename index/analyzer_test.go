@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,7 +155,7 @@ func TestBaseFormsApart(t *testing.T) {
 }
 
 // analyzed is tokens, whether or not an earlier search analyzed the same text, and holds no
-// more than maxAnalyzed texts.
+// more than maxAnalyzedBytes.
 func TestAnalyzedTexts(t *testing.T) {
 	texts := []string{"Use r.PathValue in Go 1.22 handlers", "pipeline_state.watermark", "", "CREATE INDEX CONCURRENTLY"}
 	for range 2 {
@@ -164,13 +165,14 @@ func TestAnalyzedTexts(t *testing.T) {
 			}
 		}
 	}
-	for i := range maxAnalyzed + 10 {
-		analyzed(fmt.Sprint("text ", i))
+	body := strings.Repeat("the webhook retry deadlock in the postgres migration again ", 500) // ~30 KB, a long body
+	for i := range 400 {
+		analyzed(fmt.Sprint(i, " ", body))
 	}
 	analyzedTexts.Lock()
-	n := len(analyzedTexts.m)
+	size := analyzedTexts.size
 	analyzedTexts.Unlock()
-	if n > maxAnalyzed {
-		t.Errorf("holds %d texts, more than %d", n, maxAnalyzed)
+	if size > maxAnalyzedBytes {
+		t.Errorf("holds %d bytes, more than %d", size, maxAnalyzedBytes)
 	}
 }

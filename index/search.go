@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -405,13 +406,15 @@ func (m *memo) fieldTokens(d Doc, field string) []token {
 // hooks/resident) opens the index afresh for every hook, and the learnings a project's prompts
 // find are mostly the same few: analyzing their fields again was a quarter of a prompt's hook
 // in process (0.33 of 1.48 ms at 10,000 learnings, BenchmarkRecallHook). It is emptied when
-// it holds maxAnalyzed texts (a few MB).
+// what it holds passes maxAnalyzedBytes (a learning's body may be 32 KB, its words ~10 times
+// that in tokens, so a count of texts bounded nothing).
 var analyzedTexts struct {
 	sync.Mutex
-	m map[string][]token
+	m    map[string][]token
+	size int // bytes: the texts and their tokens, roughly
 }
 
-const maxAnalyzed = 4096
+const maxAnalyzedBytes = 8 << 20
 
 // analyzed is tokens(text), from analyzedTexts when an earlier search analyzed the same text.
 func analyzed(text string) []token {
@@ -422,11 +425,18 @@ func analyzed(text string) []token {
 		return ts
 	}
 	ts = tokens(text)
-	analyzedTexts.Lock()
-	if analyzedTexts.m == nil || len(analyzedTexts.m) >= maxAnalyzed {
-		analyzedTexts.m = make(map[string][]token, 64)
+	size := len(text) + len(ts)*int(unsafe.Sizeof(token{}))
+	for _, t := range ts {
+		size += len(t.term)
 	}
-	analyzedTexts.m[text] = ts
+	analyzedTexts.Lock()
+	if analyzedTexts.m == nil || analyzedTexts.size+size > maxAnalyzedBytes {
+		analyzedTexts.m, analyzedTexts.size = make(map[string][]token, 64), 0
+	}
+	if size <= maxAnalyzedBytes {
+		analyzedTexts.m[text] = ts
+		analyzedTexts.size += size
+	}
 	analyzedTexts.Unlock()
 	return ts
 }
