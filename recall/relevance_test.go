@@ -291,11 +291,7 @@ func TestRelevanceHeldout(t *testing.T) {
 // "intermittently" to the branch fix/flaky-token-tests): precision 0.923 (48 of 52), no query
 // injecting anything irrelevant. The test holds the figures reached as floors.
 func TestRelevanceHeldout2(t *testing.T) {
-	f := measureSet(t, fixtures.RelevanceHeldout2)
-	f.log(t, "held out 2")
-	if f.precision() < 0.923 || f.dirty > 0 || f.silent < f.negatives || f.found["prompt"] < 33 || f.found["start"] < 15 {
-		f.fail(t, "held out 2")
-	}
+	holdSet(t, fixtures.RelevanceHeldout2, "held out 2", floor{precision: 0.923, silent: 8, prompt: 33, start: 15})
 }
 
 // TestRelevanceHeldout3 measures the third held-out set (fixtures/relevance/heldout3.yaml):
@@ -319,11 +315,7 @@ func TestRelevanceHeldout2(t *testing.T) {
 // (related) at 42% of the score the files' query gave the Vite upgrade learning, injected for
 // a commit. The floors are these figures.
 func TestRelevanceHeldout3(t *testing.T) {
-	f := measureSet(t, fixtures.RelevanceHeldout3)
-	f.log(t, "held out 3")
-	if f.precision() < 0.749 || f.dirty > 2 || f.silent < 5 || f.found["prompt"] < 21 || f.found["start"] < 6 {
-		f.fail(t, "held out 3")
-	}
+	holdSet(t, fixtures.RelevanceHeldout3, "held out 3", floor{precision: 0.749, dirty: 2, silent: 5, prompt: 21, start: 6})
 }
 
 // TestRelevanceHeldout4 measures the fourth held-out set (fixtures/relevance/heldout4.yaml):
@@ -344,11 +336,7 @@ func TestRelevanceHeldout3(t *testing.T) {
 // learning scoring near its query's best or holding 60% of the topic. The floors are these
 // figures (20/26 meets issue 16's 0.75): a change may not lose on them.
 func TestRelevanceHeldout4(t *testing.T) {
-	f := measureSet(t, fixtures.RelevanceHeldout4)
-	f.log(t, "held out 4")
-	if f.relevant < 26 || f.precision() < 0.866 || f.dirty > 2 || f.silent < 7 || f.found["prompt"] < 20 || f.found["start"] < 6 {
-		f.fail(t, "held out 4")
-	}
+	holdSet(t, fixtures.RelevanceHeldout4, "held out 4", floor{relevant: 26, precision: 0.866, dirty: 2, silent: 7, prompt: 20, start: 6})
 }
 
 // TestRelevanceHeldout5 measures the fifth held-out set (fixtures/relevance/heldout5.yaml):
@@ -368,11 +356,7 @@ func TestRelevanceHeldout4(t *testing.T) {
 // not find): the unseen estimate lies between the first figures and these. The floors are
 // these figures.
 func TestRelevanceHeldout5(t *testing.T) {
-	f := measureSet(t, fixtures.RelevanceHeldout5)
-	f.log(t, "held out 5")
-	if f.relevant < 23 || f.precision() < 0.79 || f.dirty > 3 || f.silent < 7 || f.found["prompt"] < 18 || f.found["start"] < 5 {
-		f.fail(t, "held out 5")
-	}
+	holdSet(t, fixtures.RelevanceHeldout5, "held out 5", floor{relevant: 23, precision: 0.79, dirty: 3, silent: 7, prompt: 18, start: 5})
 }
 
 // TestRelevanceHeldout6 measures the sixth held-out set (fixtures/relevance/heldout6.yaml):
@@ -386,11 +370,7 @@ func TestRelevanceHeldout5(t *testing.T) {
 // SessionStart (a learning two commit subjects each score first qualifies: Gates.Topics), the
 // rest unchanged and no other set's figure moved. The floors are these figures.
 func TestRelevanceHeldout6(t *testing.T) {
-	f := measureSet(t, fixtures.RelevanceHeldout6)
-	f.log(t, "held out 6")
-	if f.precision() < 0.741 || f.dirty > 4 || f.silent < 8 || f.found["prompt"] < 16 || f.found["start"] < 7 {
-		f.fail(t, "held out 6")
-	}
+	holdSet(t, fixtures.RelevanceHeldout6, "held out 6", floor{precision: 0.741, dirty: 4, silent: 8, prompt: 16, start: 7})
 }
 
 // TestRelevanceHeldout7 measures the seventh held-out set (fixtures/relevance/heldout7.yaml),
@@ -404,9 +384,23 @@ func TestRelevanceHeldout6(t *testing.T) {
 // catchup: no word in common that a learning's own vocabulary holds). The floors are these
 // figures.
 func TestRelevanceHeldout7(t *testing.T) {
-	f := measureSet(t, fixtures.RelevanceHeldout7)
-	f.log(t, "held out 7")
-	if f.precision() < 0.818 || f.dirty > 3 || f.silent < 8 || f.found["prompt"] < 15 || f.found["start"] < 3 {
-		t.Errorf("below its first figures: %s", f.summary("held out 7"))
+	holdSet(t, fixtures.RelevanceHeldout7, "held out 7", floor{precision: 0.818, dirty: 3, silent: 8, prompt: 15, start: 3})
+}
+
+// floor is what a held-out set's figures may not fall under (dirty: not rise over).
+type floor struct {
+	relevant      int
+	precision     float64
+	dirty, silent int
+	prompt, start int
+}
+
+// holdSet measures a held-out set and holds it to its floor.
+func holdSet(t *testing.T, load func() ([]fixtures.RelQuery, error), name string, fl floor) {
+	t.Helper()
+	f := measureSet(t, load)
+	f.log(t, name)
+	if f.relevant < fl.relevant || f.precision() < fl.precision || f.dirty > fl.dirty || f.silent < fl.silent || f.found["prompt"] < fl.prompt || f.found["start"] < fl.start {
+		f.fail(t, name)
 	}
 }
