@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -144,19 +145,45 @@ func scanClauses(q Query) []clause {
 
 func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 	n := uint64(len(sc.docs))
-	res := &Result{MaxWeight: idf(n, 1)}
+	res := &Result{MaxWeight: idf(n, 1), Unit: idf(min(n, refLearnings), 1)}
 	if len(q.Terms) > 0 {
-		// as Index.Search: a word's weight from the field that holds it in most learnings,
-		// and the search without the words most learnings hold
-		res.Weights = map[string]float64{}
-		for _, w := range append(append([]string(nil), q.Terms...), q.Also...) {
-			df := uint64(0)
+		// as Index.Search: a word's weight from the field that holds it in most learnings
+		// (rarity.go), and the search without the words most learnings hold
+		terms := append(append([]string(nil), q.Terms...), q.Also...)
+		c := counts{n: n, all: map[string]uint64{}}
+		for _, w := range terms {
 			for k := range textFields {
-				df = max(df, sc.df[k][w])
+				c.all[w] = max(c.all[w], sc.df[k][w])
 			}
-			res.Weights[w] = idf(n, df)
 		}
-		q.Terms = informative(q.Terms, res.Weights, res.MaxWeight)
+		if large(n, q.Projects) {
+			perField := make([]map[string]uint64, len(textFields))
+			for k := range perField {
+				perField[k] = map[string]uint64{}
+			}
+			words := slices.Compact(slices.Sorted(slices.Values(terms))) // each counted once
+			for i, d := range sc.docs {
+				if !in(d.Project, q.Projects) {
+					continue
+				}
+				c.scoped++
+				for _, w := range words {
+					for k := range textFields {
+						if sc.words[i][k][w] > 0 {
+							perField[k][w]++
+						}
+					}
+				}
+			}
+			c.in = map[string]uint64{}
+			for _, w := range terms {
+				for k := range textFields {
+					c.in[w] = max(c.in[w], perField[k][w])
+				}
+			}
+		}
+		res.Weights, res.MaxWeight, res.Unit = c.weigh(terms)
+		q.Terms = c.informative(q.Terms)
 	}
 	// a recall query is one disjunction of a term query per word and field: bleve scales its
 	// scores by the query's norm and by the share of those term queries a learning matched,

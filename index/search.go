@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"maps"
-	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -64,9 +63,12 @@ type Result struct {
 	// Weights is the inverse document frequency of each of Query.Terms: how much
 	// finding that word says about a learning.
 	Weights map[string]float64 `json:"-"`
-	// MaxWeight is the weight of a word found in a single learning: the most any one
-	// word can say.
+	// MaxWeight is the weight of a word found in a single learning: above it, a word no
+	// learning holds.
 	MaxWeight float64 `json:"-"`
+	// Unit is the weight of the rarest word in a memory of refLearnings learnings, or
+	// MaxWeight in a smaller one: what recall measures weights in (rarity.go).
+	Unit float64 `json:"-"`
 }
 
 var analysisMapping = newMapping()
@@ -311,11 +313,12 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		return res, err
 	}
 	var weights map[string]float64
-	var maxWeight float64
+	var maxWeight, unit float64
 	words := q.words() // every word asked is explained, the common ones too
 	if len(q.Terms) > 0 {
-		weights, maxWeight = ix.weights(ctx, append(append([]string(nil), q.Terms...), q.Also...))
-		q.Terms = informative(q.Terms, weights, maxWeight)
+		c := ix.counts(ctx, append(append([]string(nil), q.Terms...), q.Also...), q.Projects)
+		weights, maxWeight, unit = c.weigh(append(append([]string(nil), q.Terms...), q.Also...))
+		q.Terms = c.informative(q.Terms)
 	}
 	b := bleve.NewBooleanQuery()
 	b.AddMust(append([]query.Query{q.bleveQuery()}, q.filters()...)...)
@@ -339,7 +342,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Hits = append(res.Hits, hit)
 	}
-	res.Weights, res.MaxWeight = weights, maxWeight
+	res.Weights, res.MaxWeight, res.Unit = weights, maxWeight, unit
 	return res, nil
 }
 
@@ -350,8 +353,11 @@ type memo struct {
 	mu     sync.Mutex
 	docs   map[string]Doc
 	tokens map[string][]token // by path and field
-	idf    map[string]float64 // by term: a session start's topics share most of their words
-	n      uint64             // learnings in the index, when idf holds anything
+	// how many learnings hold each word, and how many of the scope named inKey's (rarity.go):
+	// a session start's topics share most of their words
+	all, in   map[string]uint64
+	n, scoped uint64
+	inKey     string
 }
 
 // holds reports whether every one of paths (at least one) was loaded already.
@@ -441,35 +447,57 @@ func analyzed(text string) []token {
 	return ts
 }
 
-// weights is the BM25 inverse document frequency of each term over all learnings.
-func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float64, float64) {
-	out := make(map[string]float64, len(terms))
+// counts returns what the weights of terms among the learnings a query of scope chooses
+// from are computed from (rarity.go).
+func (ix *Index) counts(ctx context.Context, terms, scope []string) counts {
 	m := &ix.memo
 	m.mu.Lock()
-	var missing []string
+	var missing, missingIn []string
+	key := scopeKey(scope)
+	if m.inKey != key {
+		m.in, m.inKey = nil, key
+	}
 	for _, t := range terms {
-		if w, ok := m.idf[t]; ok {
-			out[t] = w
-		} else {
+		if _, ok := m.all[t]; !ok {
 			missing = append(missing, t)
+		}
+		if _, ok := m.in[t]; !ok {
+			missingIn = append(missingIn, t)
 		}
 	}
 	n := m.n
 	m.mu.Unlock()
-	if len(missing) == 0 && n > 0 {
-		return out, idf(n, 1)
+	if len(missing) > 0 || n == 0 || large(n, scope) && len(missingIn) > 0 {
+		if err := ix.count(ctx, missing, missingIn, scope, key); err != nil {
+			return counts{}
+		}
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := counts{n: m.n, scoped: m.scoped, all: maps.Clone(m.all), in: maps.Clone(m.in)}
+	if !large(m.n, scope) || m.inKey != key {
+		c.in = nil
+	}
+	return c
+}
+
+// count fills the memo with what weights needs and does not hold: for missing, how many
+// learnings hold each; for missingIn, how many of the scope's, when the memory is large.
+func (ix *Index) count(ctx context.Context, missing, missingIn, scope []string, key string) error {
 	adv, err := ix.idx.Advanced()
 	if err != nil {
-		return out, 1
+		return err
 	}
 	rd, err := adv.Reader()
 	if err != nil {
-		return out, 1
+		return err
 	}
 	defer rd.Close()
-	n, _ = rd.DocCount()
-	found := make(map[string]float64, len(missing))
+	n, err := rd.DocCount()
+	if err != nil {
+		return err
+	}
+	found := make(map[string]uint64, len(missing))
 	for _, t := range missing {
 		df := uint64(0)
 		for _, f := range textFields {
@@ -480,17 +508,30 @@ func (ix *Index) weights(ctx context.Context, terms []string) (map[string]float6
 			df = max(df, tfr.Count())
 			tfr.Close()
 		}
-		found[t] = idf(n, df)
-		out[t] = found[t]
+		found[t] = df
 	}
+	var in map[string]uint64
+	var scoped uint64
+	ok := false
+	if large(n, scope) && len(missingIn) > 0 {
+		in, scoped, ok = countIn(ctx, rd, missingIn, scope)
+	}
+	m := &ix.memo
 	m.mu.Lock()
-	if m.idf == nil {
-		m.idf = map[string]float64{}
+	defer m.mu.Unlock()
+	if m.all == nil {
+		m.all = map[string]uint64{}
 	}
-	maps.Copy(m.idf, found)
+	maps.Copy(m.all, found)
 	m.n = n
-	m.mu.Unlock()
-	return out, idf(n, 1)
+	if ok && m.inKey == key {
+		if m.in == nil {
+			m.in = map[string]uint64{}
+		}
+		maps.Copy(m.in, in)
+		m.scoped = scoped
+	}
+	return nil
 }
 
 // informative drops from the search the words found in most learnings (weight under a
@@ -507,10 +548,6 @@ func informative(terms []string, weights map[string]float64, maxWeight float64) 
 		}
 	}
 	return out
-}
-
-func idf(n, df uint64) float64 {
-	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
 // words are the analyzed words a query looks for (not those it excludes).

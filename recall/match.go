@@ -105,10 +105,10 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 	}
 	weight := func(w string) float64 {
 		x, ok := res.Weights[w]
-		if !ok || res.MaxWeight <= 0 {
+		if !ok || res.Unit <= 0 {
 			return 0 // not asked: chatter
 		}
-		return min(1, x/res.MaxWeight)
+		return min(1, x/res.Unit)
 	}
 	has := map[string]bool{}
 	for _, t := range h.Terms {

@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,6 +20,18 @@ func setHome(t testing.TB) { testenv.SetHome(t) }
 // relevanceRepo is a knowledge repository holding the relevance corpus; keys maps ids back
 // to corpus keys.
 func relevanceRepo(t testing.TB) (*gitstore.Repo, map[string]string, []fixtures.RelQuery) {
+	t.Helper()
+	return grownRepo(t, growth{})
+}
+
+// growth is what a memory holds besides the relevance corpus: copies more of each of its
+// learnings, each in a project of its own (the same words, in a memory copies+1 times the
+// size), and synth synthetic learnings (fixtures.SynthLearning: other words) spread over 20
+// other projects. Neither is ever labelled: no query's scope holds them.
+type growth struct{ copies, synth int }
+
+// grownRepo is relevanceRepo in a memory grown by g.
+func grownRepo(t testing.TB, g growth) (*gitstore.Repo, map[string]string, []fixtures.RelQuery) {
 	t.Helper()
 	setHome(t)
 	ls, qs, err := fixtures.Relevance()
@@ -38,6 +51,23 @@ func relevanceRepo(t testing.TB) (*gitstore.Repo, map[string]string, []fixtures.
 	files := map[string][]byte{}
 	for _, l := range ls {
 		p, data := l.Render(ids)
+		files[p] = data
+	}
+	for c := 1; c <= g.copies; c++ {
+		for _, l := range ls {
+			l.Key = fmt.Sprintf("%s-copy%d", l.Key, c)
+			l.Project = fmt.Sprintf("github.com/copy%d/%s", c, strings.ReplaceAll(l.Project, "/", "-"))
+			if l.Status == "superseded" {
+				l.Status, l.SupersededBy = "archived", ""
+			}
+			ids[l.Key] = fixtures.RelID(l)
+			p, data := l.Render(ids)
+			files[p] = data
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range g.synth {
+		p, data := fixtures.SynthLearning(rng, i, fixtures.SynthProject(i%20), time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i)*time.Minute))
 		files[p] = data
 	}
 	if _, err := r.Commit(ctx, "relevance corpus", files); err != nil {
@@ -213,6 +243,33 @@ func TestRelevance(t *testing.T) {
 	f.log(t, "relevance")
 	if f.precision() < 0.939 || f.dirtyShare() > 0.05 || f.silent < f.negatives || f.found["prompt"] < 81 || f.share("start") < 0.7 {
 		f.fail(t, "relevance")
+	}
+}
+
+// TestRelevanceGrowth measures the suite in a memory that grew, to hold recall as flat as
+// its speed while a memory grows (index/rarity.go). Before a word's weight was counted in
+// the query's scope and measured in a fixed unit, four more copies of the corpus in other
+// projects (1,180 learnings) cut UserPromptSubmit from 81 to 63 of 126 and SessionStart from
+// 27 to 18 of 38; now 79 and 26. With 2,000 synthetic learnings of 20 other projects (words
+// of their own, which the suite's queries share only in part), UserPromptSubmit finds 77,
+// SessionStart 24, 3 queries inject something irrelevant and one negative speaks.
+func TestRelevanceGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		g     growth
+		floor floor
+	}{
+		{"copies", growth{copies: 4}, floor{precision: 0.939, silent: 23, prompt: 79, start: 26}},
+		{"others", growth{synth: 2000}, floor{precision: 0.939, silent: 22, prompt: 77, start: 24}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, keys, qs := grownRepo(t, tc.g)
+			f := measure(t, r, keys, qs)
+			f.log(t, "relevance, "+tc.name)
+			if f.precision() < tc.floor.precision || f.dirtyShare() > 0.05 || f.silent < tc.floor.silent || f.found["prompt"] < tc.floor.prompt || f.found["start"] < tc.floor.start {
+				f.fail(t, "relevance, "+tc.name)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 )
 
@@ -23,6 +24,12 @@ func TestScanRecallsAsTheIndex(t *testing.T) {
 		}
 		qs = append(qs, more...)
 	}
+	scanAgrees(t, r, keys, qs)
+	r, keys, qs = grownRepo(t, growth{copies: 1, synth: 500})
+	scanAgrees(t, r, keys, qs)
+}
+
+func scanAgrees(t *testing.T, r *gitstore.Repo, keys map[string]string, qs []fixtures.RelQuery) {
 	ctx := context.Background()
 	scan, err := index.Open(ctx, r, index.Options{NoBuild: true}) // no index yet: a scan
 	if err != nil {
