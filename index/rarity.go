@@ -44,18 +44,23 @@ type counts struct {
 // query's scope is counted apart.
 func large(n uint64, scope []string) bool { return n > refLearnings && len(scope) > 0 }
 
-// weigh returns each word's weight, the weight of a word a single learning holds (above it:
-// a word no learning holds), and the unit recall measures weights in.
-func (c counts) weigh(terms []string) (map[string]float64, float64, float64) {
-	out := make(map[string]float64, len(terms))
+// weigh returns each word's weight, the words no learning the query chooses from holds, the
+// weight of a word a single learning holds, and the unit recall measures weights in. Without
+// the scope's counts (in nil), the whole memory's, as before refLearnings was: a memory too
+// large for them then recalls less, never more.
+func (c counts) weigh(terms []string) (map[string]float64, map[string]bool, float64, float64) {
+	out, unseen := make(map[string]float64, len(terms)), map[string]bool{}
 	if c.n == 0 { // an empty index, or one that could not be read
-		return out, 1, 1
+		return out, unseen, 1, 1
 	}
 	if c.in == nil || c.n <= refLearnings {
 		for _, t := range terms {
 			out[t] = idf(c.n, c.all[t])
+			if c.all[t] == 0 {
+				unseen[t] = true
+			}
 		}
-		return out, idf(c.n, 1), idf(min(c.n, refLearnings), 1)
+		return out, unseen, idf(c.n, 1), idf(c.n, 1)
 	}
 	// the scope, and a share r of the learnings outside it standing in for the rest
 	pop, r := float64(c.scoped), 0.0
@@ -65,9 +70,12 @@ func (c counts) weigh(terms []string) (map[string]float64, float64, float64) {
 	}
 	for _, t := range terms {
 		in := float64(c.in[t])
-		out[t] = idfOf(pop, in+r*(float64(c.all[t])-in))
+		out[t] = idfOf(pop, in+r*(float64(max(c.all[t], c.in[t]))-in))
+		if c.in[t] == 0 {
+			unseen[t] = true // it tells none of the scope's learnings from another
+		}
 	}
-	return out, idfOf(pop, 1), idf(refLearnings, 1)
+	return out, unseen, idfOf(pop, 1), idf(refLearnings, 1)
 }
 
 // informative is terms without those most learnings hold (informative, search.go), by
@@ -128,8 +136,12 @@ func countIn(ctx context.Context, rd any, terms, scope []string) (in map[string]
 				return nil, 0, false
 			}
 			it := pl.Iterator(false, false, false, nil)
-			for d, err := it.Next(); d != nil && err == nil; d, err = it.Next() {
+			d, err := it.Next()
+			for ; d != nil && err == nil; d, err = it.Next() {
 				mine.Add(uint32(d.Number()))
+			}
+			if err != nil {
+				return nil, 0, false
 			}
 		}
 		scoped += mine.GetCardinality()
@@ -140,14 +152,12 @@ func countIn(ctx context.Context, rd any, terms, scope []string) (in map[string]
 		for k, f := range textFields {
 			d, err := seg.Dictionary(f)
 			if err != nil {
-				return nil, 0, false
+				continue // as the whole memory's count, a field that cannot be read counts none
 			}
 			for _, t := range terms {
-				pl, err := d.PostingsList([]byte(t), others, nil)
-				if err != nil {
-					return nil, 0, false
+				if pl, err := d.PostingsList([]byte(t), others, nil); err == nil {
+					perField[k][t] += pl.Count()
 				}
-				perField[k][t] += pl.Count()
 			}
 		}
 	}

@@ -182,7 +182,7 @@ func (sc *scanner) search(ctx context.Context, q Query) (*Result, error) {
 				}
 			}
 		}
-		res.Weights, res.MaxWeight, res.Unit = c.weigh(terms)
+		res.Weights, res.Unseen, res.MaxWeight, res.Unit = c.weigh(terms)
 		q.Terms = c.informative(q.Terms)
 	}
 	// a recall query is one disjunction of a term query per word and field: bleve scales its

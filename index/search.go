@@ -63,8 +63,10 @@ type Result struct {
 	// Weights is the inverse document frequency of each of Query.Terms: how much
 	// finding that word says about a learning.
 	Weights map[string]float64 `json:"-"`
-	// MaxWeight is the weight of a word found in a single learning: above it, a word no
-	// learning holds.
+	// Unseen are those of Query.Terms that no learning the query chooses from holds
+	// (rarity.go).
+	Unseen map[string]bool `json:"-"`
+	// MaxWeight is the weight of a word found in a single learning.
 	MaxWeight float64 `json:"-"`
 	// Unit is the weight of the rarest word in a memory of refLearnings learnings, or
 	// MaxWeight in a smaller one: what recall measures weights in (rarity.go).
@@ -314,10 +316,11 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	var weights map[string]float64
 	var maxWeight, unit float64
+	var unseen map[string]bool
 	words := q.words() // every word asked is explained, the common ones too
 	if len(q.Terms) > 0 {
 		c := ix.counts(ctx, append(append([]string(nil), q.Terms...), q.Also...), q.Projects)
-		weights, maxWeight, unit = c.weigh(append(append([]string(nil), q.Terms...), q.Also...))
+		weights, unseen, maxWeight, unit = c.weigh(append(append([]string(nil), q.Terms...), q.Also...))
 		q.Terms = c.informative(q.Terms)
 	}
 	b := bleve.NewBooleanQuery()
@@ -342,7 +345,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Hits = append(res.Hits, hit)
 	}
-	res.Weights, res.MaxWeight, res.Unit = weights, maxWeight, unit
+	res.Weights, res.Unseen, res.MaxWeight, res.Unit = weights, unseen, maxWeight, unit
 	return res, nil
 }
 
@@ -353,11 +356,11 @@ type memo struct {
 	mu     sync.Mutex
 	docs   map[string]Doc
 	tokens map[string][]token // by path and field
-	// how many learnings hold each word, and how many of the scope named inKey's (rarity.go):
-	// a session start's topics share most of their words
-	all, in   map[string]uint64
-	n, scoped uint64
-	inKey     string
+	// how many learnings hold each word, and how many of each scope's, by scopeKey
+	// (rarity.go): a session start's topics share most of their words
+	all    map[string]uint64
+	n      uint64
+	scopes map[string]*scopeCounts
 }
 
 // holds reports whether every one of paths (at least one) was loaded already.
@@ -448,20 +451,19 @@ func analyzed(text string) []token {
 }
 
 // counts returns what the weights of terms among the learnings a query of scope chooses
-// from are computed from (rarity.go).
+// from are computed from (rarity.go). Without the scope's counts, in a large memory, the
+// weights are the whole memory's (counts.weigh).
 func (ix *Index) counts(ctx context.Context, terms, scope []string) counts {
 	m := &ix.memo
+	key := scopeKey(scope)
 	m.mu.Lock()
 	var missing, missingIn []string
-	key := scopeKey(scope)
-	if m.inKey != key {
-		m.in, m.inKey = nil, key
-	}
+	sc := m.scopes[key]
 	for _, t := range terms {
 		if _, ok := m.all[t]; !ok {
 			missing = append(missing, t)
 		}
-		if _, ok := m.in[t]; !ok {
+		if sc == nil || !hasKey(sc.in, t) {
 			missingIn = append(missingIn, t)
 		}
 	}
@@ -474,11 +476,28 @@ func (ix *Index) counts(ctx context.Context, terms, scope []string) counts {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := counts{n: m.n, scoped: m.scoped, all: maps.Clone(m.all), in: maps.Clone(m.in)}
-	if !large(m.n, scope) || m.inKey != key {
-		c.in = nil
+	c := counts{n: m.n, all: maps.Clone(m.all)}
+	if sc := m.scopes[key]; large(m.n, scope) && sc != nil && sc.holds(terms) {
+		c.scoped, c.in = sc.scoped, maps.Clone(sc.in)
 	}
 	return c
+}
+
+func hasKey(m map[string]uint64, k string) bool { _, ok := m[k]; return ok }
+
+// scopeCounts are the counts of a scope's learnings: how many, and how many hold each word.
+type scopeCounts struct {
+	scoped uint64
+	in     map[string]uint64
+}
+
+func (sc *scopeCounts) holds(terms []string) bool {
+	for _, t := range terms {
+		if !hasKey(sc.in, t) {
+			return false
+		}
+	}
+	return true
 }
 
 // count fills the memo with what weights needs and does not hold: for missing, how many
@@ -524,12 +543,17 @@ func (ix *Index) count(ctx context.Context, missing, missingIn, scope []string, 
 	}
 	maps.Copy(m.all, found)
 	m.n = n
-	if ok && m.inKey == key {
-		if m.in == nil {
-			m.in = map[string]uint64{}
+	if ok {
+		if m.scopes == nil {
+			m.scopes = map[string]*scopeCounts{}
 		}
-		maps.Copy(m.in, in)
-		m.scoped = scoped
+		sc := m.scopes[key]
+		if sc == nil {
+			sc = &scopeCounts{in: map[string]uint64{}}
+			m.scopes[key] = sc
+		}
+		maps.Copy(sc.in, in)
+		sc.scoped = scoped
 	}
 	return nil
 }

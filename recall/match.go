@@ -11,8 +11,9 @@ import (
 
 // Gates are the relevance thresholds that are not settings, calibrated on the relevance
 // suite in fixtures/relevance (its sweep passes others in). Weights are a word's inverse
-// document frequency in this memory over that of a word only one learning holds, so they
-// mean the same in a memory of 200 learnings and of 100,000.
+// document frequency among the learnings a query chooses from over that of a word one
+// learning holds, counted as in a memory of at most 256 (index/rarity.go), so they mean the
+// same in a memory of 200 learnings and of 100,000.
 type Gates struct {
 	// RelativeFloor: a qualifying candidate under this share of the best qualifying one's
 	// score is a weaker match that would only dilute the context.
@@ -116,7 +117,7 @@ func assess(h index.Hit, tp Topic, res *index.Result) Candidate {
 	}
 	total, got := 0.0, 0.0
 	for _, t := range tp.Terms {
-		sc := termScore{Weight: 1, Kind: string(t.Kind), Unseen: res.Weights[t.Word] > res.MaxWeight}
+		sc := termScore{Weight: 1, Kind: string(t.Kind), Unseen: res.Unseen[t.Word]}
 		found := -1
 		for i, f := range t.Forms {
 			fw, fs, all := 0.0, 1e9, true
