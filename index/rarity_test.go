@@ -6,14 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 
 	"github.com/reflect-memory/reflect/fixtures"
-	"github.com/reflect-memory/reflect/gitstore"
 	indexlayout "github.com/reflect-memory/reflect/index/layout"
 )
 
@@ -109,12 +107,7 @@ func TestInformativeByTheWholeMemory(t *testing.T) {
 // with learnings added, rewritten and deleted (so its counts span segments and deleted
 // documents), a scoped search weighs every word exactly as the scan of git does.
 func TestScopeCountsAsTheScan(t *testing.T) {
-	setHome(t)
 	ctx := context.Background()
-	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	when := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	files, scoped := map[string][]byte{}, []string{}
@@ -125,9 +118,7 @@ func TestScopeCountsAsTheScan(t *testing.T) {
 			scoped = append(scoped, p)
 		}
 	}
-	if _, err := r.Commit(ctx, "learnings", files); err != nil {
-		t.Fatal(err)
-	}
+	r := repoWith(t, files)
 	ix, err := Open(ctx, r, Options{})
 	if err != nil {
 		t.Fatal(err)

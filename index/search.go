@@ -319,8 +319,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	var unseen map[string]bool
 	words := q.words() // every word asked is explained, the common ones too
 	if len(q.Terms) > 0 {
-		c := ix.counts(ctx, append(append([]string(nil), q.Terms...), q.Also...), q.Projects)
-		weights, unseen, maxWeight, unit = c.weigh(append(append([]string(nil), q.Terms...), q.Also...))
+		asked := append(append([]string(nil), q.Terms...), q.Also...)
+		c := ix.counts(ctx, asked, q.Projects)
+		weights, unseen, maxWeight, unit = c.weigh(asked)
 		q.Terms = c.informative(q.Terms)
 	}
 	b := bleve.NewBooleanQuery()
@@ -476,9 +477,21 @@ func (ix *Index) counts(ctx context.Context, terms, scope []string) counts {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := counts{n: m.n, all: maps.Clone(m.all)}
-	if sc := m.scopes[key]; large(m.n, scope) && sc != nil && sc.holds(terms) {
-		c.scoped, c.in = sc.scoped, maps.Clone(sc.in)
+	// the terms' counts only: the memo holds every word of a session start's topics
+	c := counts{n: m.n, all: make(map[string]uint64, len(terms))}
+	for _, t := range terms {
+		c.all[t] = m.all[t]
+	}
+	if sc := m.scopes[key]; large(m.n, scope) && sc != nil {
+		in := make(map[string]uint64, len(terms))
+		for _, t := range terms {
+			v, ok := sc.in[t]
+			if !ok { // not counted in the scope: the whole memory's weights (counts.weigh)
+				return c
+			}
+			in[t] = v
+		}
+		c.scoped, c.in = sc.scoped, in
 	}
 	return c
 }
@@ -489,15 +502,6 @@ func hasKey(m map[string]uint64, k string) bool { _, ok := m[k]; return ok }
 type scopeCounts struct {
 	scoped uint64
 	in     map[string]uint64
-}
-
-func (sc *scopeCounts) holds(terms []string) bool {
-	for _, t := range terms {
-		if !hasKey(sc.in, t) {
-			return false
-		}
-	}
-	return true
 }
 
 // count fills the memo with what weights needs and does not hold: for missing, how many
