@@ -28,7 +28,19 @@ type Index struct {
 	Bad []error
 	// NeedsBuild: there was no usable index; the caller may start a rebuild.
 	NeedsBuild bool
-	memo       memo
+	// shared is the memo of the index's state (memoOf), nil for a scan; own stands in
+	// for it then (memo)
+	shared *memo
+	own    memo
+}
+
+// memo is what the index's searches have read and counted: the memo of its state, shared
+// with every index of that state this process opens, else the index's own.
+func (ix *Index) memo() *memo {
+	if ix.shared != nil {
+		return ix.shared
+	}
+	return &ix.own
 }
 
 // Close releases the index.
@@ -67,14 +79,14 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 		case err == nil:
 			commit, tree := reflects(idx)
 			if commit == head {
-				return &Index{idx: idx, Fresh: true}, nil
+				return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree)}, nil
 			}
 			if err := headTree(); err != nil {
 				idx.Close()
 				return nil, err
 			}
 			if tree == t.tree {
-				return &Index{idx: idx, Fresh: true}, nil
+				return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree)}, nil
 			}
 			stale = idx
 		case errors.Is(err, ErrLocked):
@@ -97,10 +109,11 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 	if stale != nil {
 		if gen := l.current(); gen != "" {
 			if idx, rerr := openGen(gen, true, timeout); rerr == nil {
-				if _, tree := reflects(idx); tree == t.tree { // another process caught it up
-					return &Index{idx: idx, Fresh: true}, nil
+				_, tree := reflects(idx)
+				if tree == t.tree { // another process caught it up
+					return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree)}, nil
 				}
-				return &Index{idx: idx, note: fmt.Sprintf("the index is behind HEAD (%v); results may miss recent learnings", err)}, nil
+				return &Index{idx: idx, shared: memoOf(gen, tree), note: fmt.Sprintf("the index is behind HEAD (%v); results may miss recent learnings", err)}, nil
 			}
 		}
 	}
@@ -154,7 +167,7 @@ func writeOpen(ctx context.Context, r *gitstore.Repo, l layout, t target, opts O
 		idx.Close()
 		return nil, err
 	}
-	return &Index{idx: idx, Fresh: true, CaughtUp: n, Bad: bad}, nil
+	return &Index{idx: idx, Fresh: true, CaughtUp: n, Bad: bad, shared: memoOf(gen, t.tree)}, nil
 }
 
 // discard takes a corrupt generation out of service.

@@ -10,7 +10,9 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Query is one search. Text is what a person typed (bleve query-string syntax, plus a|b
@@ -330,17 +332,27 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		b.AddMustNot(ex...)
 	}
 	req := bleve.NewSearchRequestOptions(b, q.limit(), 0, false)
-	// the hits of a second look are among those of the first, already loaded
-	if !ix.memo.holds(q.Paths) {
+	// the hits' learnings come with them when the memo holds none yet (a state's first
+	// search), else the memo's are used and only the others loaded, by a search of their
+	// ids: loading them all again was a fifth of a session start's hook in process
+	// (BenchmarkStartHook, 3.7 → 2.9 ms), and the search of ids costs a state's first
+	// prompt a tenth (BenchmarkRecallHook with the memo emptied before each, 1.07 → 1.17)
+	first := ix.memo().empty()
+	if first {
 		req.Fields = storedFields
 	}
 	sr, err := ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	if !first {
+		if err := ix.load(ctx, sr.Hits); err != nil {
+			return nil, err
+		}
+	}
 	res := &Result{Total: sr.Total, Source: "index", Note: ix.note}
 	for _, h := range sr.Hits {
-		hit := Hit{Doc: ix.memo.doc(h.ID, h.Fields), Score: h.Score}
+		hit := Hit{Doc: ix.memo().doc(h.ID, h.Fields), Score: h.Score}
 		if !q.Bare {
 			ix.explain(&hit, words, q.Snippets)
 		}
@@ -350,13 +362,17 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	return res, nil
 }
 
-// memo keeps what an open index has read and analyzed of the learnings its searches found:
-// a recall asks several searches whose hits are mostly the same learnings. An open index
-// reflects one state of git, so nothing in it goes stale.
+// memo keeps what the searches of an index have read and analyzed of the learnings they
+// found, and counted of the words they asked: a recall asks several searches whose hits are
+// mostly the same learnings, and a resident engine (hooks/resident) opens the index afresh
+// for every hook, whose searches find mostly the learnings and ask the words of the hooks
+// before. What it holds depends on the index's state alone (memoOf): nothing in it goes stale.
 type memo struct {
+	key    string // the index's state: its generation and the learnings tree it reflects
 	mu     sync.Mutex
 	docs   map[string]Doc
 	tokens map[string][]token // by path and field
+	size   int                // bytes of docs and tokens, roughly
 	// how many learnings hold each word, and how many of each scope's, by scopeKey
 	// (rarity.go): a session start's topics share most of their words
 	all    map[string]uint64
@@ -364,19 +380,91 @@ type memo struct {
 	scopes map[string]*scopeCounts
 }
 
-// holds reports whether every one of paths (at least one) was loaded already.
-func (m *memo) holds(paths []string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, p := range paths {
-		if _, ok := m.docs[p]; !ok {
-			return false
-		}
-	}
-	return len(paths) > 0
+// memos holds, by generation, the memo of the index state this process opened last. An
+// index's content is its generation's (a rebuild writes a new one) at the learnings tree it
+// reflects (a catch-up changes both in one batch), so two opens of the same state may share
+// what they read. Reading it again at every open was a fifth of a session start's hook in a
+// resident engine: counting its 58 words took 0.36–0.54 ms, and loading the 48 hits of its
+// first search more, of 4.8–6.0 ms at 10,000 learnings. A recall over team memories opens
+// one index of each, hence a memo for each generation.
+var memos struct {
+	sync.Mutex
+	byGen map[string]*memo
 }
 
-// doc is the learning at path, from its stored fields when a search loaded them.
+// Past these, a memo is started afresh: a resident engine lives for hours, and each hook adds
+// the learnings it found and the words it asked; a process that opened more generations than
+// maxMemos forgets them all.
+const (
+	maxMemoBytes = 8 << 20
+	maxMemoWords = 1 << 16
+	maxMemos     = 8
+)
+
+// memoOf is the memo of the index of generation gen at learnings tree tree.
+func memoOf(gen string, tree plumbing.Hash) *memo {
+	key := gen + "@" + tree.String()
+	memos.Lock()
+	defer memos.Unlock()
+	if m := memos.byGen[gen]; m != nil && m.key == key && !m.full() {
+		return m
+	}
+	if memos.byGen == nil || len(memos.byGen) >= maxMemos {
+		memos.byGen = map[string]*memo{}
+	}
+	m := &memo{key: key}
+	memos.byGen[gen] = m
+	return m
+}
+
+// full reports whether m holds more than a memo is let to.
+func (m *memo) full() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	words := len(m.all)
+	for _, sc := range m.scopes {
+		words += len(sc.in)
+	}
+	return m.size > maxMemoBytes || words > maxMemoWords
+}
+
+// load reads into the memo the stored fields of the hits it does not hold, in one search of
+// their ids: a search's hits are mostly learnings an earlier search of the same state found.
+func (ix *Index) load(ctx context.Context, hits search.DocumentMatchCollection) error {
+	m := ix.memo()
+	var missing []string
+	m.mu.Lock()
+	for _, h := range hits {
+		if _, ok := m.docs[h.ID]; !ok {
+			missing = append(missing, h.ID)
+		}
+	}
+	m.mu.Unlock()
+	if len(missing) == 0 {
+		return nil
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(missing), len(missing), 0, false)
+	req.Fields = storedFields
+	req.SortBy([]string{"_id"}) // no scores to compute
+	sr, err := ix.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return err
+	}
+	for _, h := range sr.Hits {
+		m.doc(h.ID, h.Fields)
+	}
+	return nil
+}
+
+// empty reports whether m holds no learning yet.
+func (m *memo) empty() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.docs) == 0
+}
+
+// doc is the learning at path: from its stored fields when given, else as the memo holds it
+// (a learning no search loaded is its path alone).
 func (m *memo) doc(path string, fields map[string]any) Doc {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -386,6 +474,9 @@ func (m *memo) doc(path string, fields map[string]any) Doc {
 	d := docFromFields(path, fields)
 	if m.docs == nil {
 		m.docs = map[string]Doc{}
+	}
+	if _, ok := m.docs[path]; !ok {
+		m.size += len(d.Path) + len(d.Title) + len(d.Body) + 256 // and the short fields
 	}
 	m.docs[path] = d
 	return d
@@ -404,6 +495,9 @@ func (m *memo) fieldTokens(d Doc, field string) []token {
 	m.mu.Lock()
 	if m.tokens == nil {
 		m.tokens = map[string][]token{}
+	}
+	if _, ok := m.tokens[key]; !ok {
+		m.size += len(key) + len(ts)*int(unsafe.Sizeof(token{}))
 	}
 	m.tokens[key] = ts
 	m.mu.Unlock()
@@ -455,7 +549,7 @@ func analyzed(text string) []token {
 // from are computed from (rarity.go). Without the scope's counts, in a large memory, the
 // weights are the whole memory's (counts.weigh).
 func (ix *Index) counts(ctx context.Context, terms, scope []string) counts {
-	m := &ix.memo
+	m := ix.memo()
 	key := scopeKey(scope)
 	m.mu.Lock()
 	var missing, missingIn []string
@@ -539,7 +633,7 @@ func (ix *Index) count(ctx context.Context, missing, missingIn, scope []string, 
 	if large(n, scope) && len(missingIn) > 0 {
 		in, scoped, ok = countIn(ctx, rd, missingIn, scope)
 	}
-	m := &ix.memo
+	m := ix.memo()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.all == nil {
@@ -615,7 +709,7 @@ func (ix *Index) explain(h *Hit, words map[string]bool, withSnippet bool) {
 	var spans [][2]int
 	for _, f := range textFields {
 		tf := map[string]float64{}
-		for _, tok := range ix.memo.fieldTokens(h.Doc, f) {
+		for _, tok := range ix.memo().fieldTokens(h.Doc, f) {
 			if words[tok.term] {
 				tf[tok.term]++
 				terms[tok.term] = true
