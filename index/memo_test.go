@@ -2,12 +2,17 @@ package index
 
 import (
 	"context"
+	"math"
+	"math/bits"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/reflect-memory/reflect/fixtures"
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -135,5 +140,69 @@ func TestMemoBounded(t *testing.T) {
 	m.size = maxMemoBytes + 1
 	if m == memoOf(m.key[:strings.LastIndex(m.key, "@")], [20]byte{1}) {
 		t.Error("a full memo handed out again")
+	}
+}
+
+// TestPrunedScoresAsWhole: a query without the clauses of its words in fields that hold them
+// nowhere (pruned) finds the same learnings, in the same order, with the same scores as the
+// query with them, in a memory whose every text field holds words and in one where some hold
+// none (bleve's idf then falls back to tf-idf's); and the pruning leaves most clauses out.
+func TestPrunedScoresAsWhole(t *testing.T) {
+	ctx := context.Background()
+	_, qs, err := fixtures.Relevance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth := map[string][]byte{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		p, data := fixtures.SynthLearning(rng, i, fixtures.SynthProject(i%3), time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i)*time.Minute))
+		synth[p] = data
+	}
+	for name, r := range map[string]*gitstore.Repo{"fixtures": fixtureRepo(t), "synthetic": repoWith(t, synth)} {
+		t.Run(name, func(t *testing.T) {
+			ix, err := Open(ctx, r, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			compared, kept, all := 0, 0, 0
+			for _, rq := range qs {
+				text := rq.Prompt + " " + rq.Branch + " " + strings.Join(rq.Commits, " ")
+				terms := Analyze(text + " cache retry token schema deploy webhook")
+				c := ix.counts(ctx, terms, nil)
+				if c.zero == nil {
+					t.Fatal("the memo does not know which fields hold a word")
+				}
+				whole := Query{Terms: terms, Limit: 48}
+				pruned := whole
+				pruned.held, pruned.zero = c.held, c.zero
+				a, err := ix.idx.SearchInContext(ctx, whole.request())
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := ix.idx.SearchInContext(ctx, pruned.request())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(a.Hits) != len(b.Hits) || a.Total != b.Total {
+					t.Fatalf("%s: %d hits of %d pruned, %d of %d whole", rq.Name, len(b.Hits), b.Total, len(a.Hits), a.Total)
+				}
+				for i := range a.Hits {
+					if a.Hits[i].ID != b.Hits[i].ID || math.Abs(a.Hits[i].Score-b.Hits[i].Score) > 1e-12*a.Hits[i].Score {
+						t.Fatalf("%s: hit %d: %s %.17g pruned, %s %.17g whole", rq.Name, i, b.Hits[i].ID, b.Hits[i].Score, a.Hits[i].ID, a.Hits[i].Score)
+					}
+				}
+				compared += len(a.Hits)
+				for _, t := range terms {
+					all += len(textFields)
+					kept += bits.OnesCount8(c.held[t])
+				}
+			}
+			t.Logf("%d hits of %d queries compared; %d of %d clauses kept", compared, len(qs), kept, all)
+			if compared == 0 || kept*2 > all {
+				t.Errorf("%d hits compared, %d of %d clauses kept: the test no longer tries what it is for", compared, kept, all)
+			}
+		})
 	}
 }

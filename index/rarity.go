@@ -36,8 +36,10 @@ const refLearnings = 256
 // counts are what a query's weights are computed from: how many learnings hold each word (in
 // the text field that holds it in most), in the whole memory and in the query's scope.
 type counts struct {
-	n, scoped uint64            // learnings: all of them, and those in scope
-	all, in   map[string]uint64 // by word; in is nil when the memory is no larger than refLearnings
+	n, scoped uint64             // learnings: all of them, and those in scope
+	all, in   map[string]uint64  // by word; in is nil when the memory is no larger than refLearnings
+	held      map[string]uint8   // by word: the text fields that hold it (memo.fields)
+	zero      map[string]float64 // memo.zero
 }
 
 // large reports whether the memory holds more than refLearnings learnings, so that a

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"maps"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bleveindex "github.com/blevesearch/bleve_index_api"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -35,6 +37,10 @@ type Query struct {
 	Statuses []string // empty: current only
 	Limit    int
 	Snippets bool
+	// held are the text fields that hold each of Terms (bits in textFields' order), and
+	// zero the idf a word held by none gets in each field, when the memo knows them (pruned)
+	held map[string]uint8
+	zero map[string]float64
 }
 
 // Hit is one learning found.
@@ -110,21 +116,57 @@ func (q Query) statuses() []string {
 	return q.Statuses
 }
 
-// bleveQuery is the text part of q.
+// bleveQuery is the text part of q: each of Terms in each text field. A word's clause in a
+// field that holds it nowhere finds nothing but costs a lookup in the field's dictionary and
+// a searcher (at a session start's first search, 32 words in 5 fields, most clauses are
+// such); when the memo says which fields hold each word (q.held), they are left out, and the
+// query scores every learning exactly as with them (pruned).
 func (q Query) bleveQuery() query.Query {
 	if len(q.Terms) > 0 {
 		var alts []query.Query
+		var left []string // the fields of the clauses left out
 		for _, t := range q.Terms {
-			for _, f := range textFields {
+			for i, f := range textFields {
+				if q.held != nil && q.held[t]&(1<<i) == 0 {
+					left = append(left, f)
+					continue
+				}
 				tq := bleve.NewTermQuery(t)
 				tq.SetField(f)
 				tq.SetBoost(fieldBoost[f])
 				alts = append(alts, tq)
 			}
 		}
-		return bleve.NewDisjunctionQuery(alts...)
+		return bleve.NewDisjunctionQuery(append(alts, q.pruned(left)...)...)
 	}
 	return parseText(q.Text)
+}
+
+// pruned stands in for the clauses left out of a query, one in field of left each, so that
+// it scores as with them. bleve scores a disjunction as the sum of its matching clauses'
+// scores times the share of its clauses that match (coord), each clause's score times its
+// query weight over the norm of all the clauses' weights (queryNorm: 1/sqrt of the sum of
+// (boost*idf)², a clause that matches nothing included). So: as many clauses, of which one
+// holds the weight of them all, a word no learning holds in the title (idf of a word held by
+// none, q.zero) boosted to sqrt(sum of (boost_f*zero_f)²), and the others match nothing and
+// weigh nothing.
+func (q Query) pruned(left []string) []query.Query {
+	if len(left) == 0 {
+		return nil
+	}
+	sum := 0.0
+	for _, f := range left {
+		w := fieldBoost[f] * q.zero[f]
+		sum += w * w
+	}
+	weigh := bleve.NewTermQuery("\x00") // no analyzer makes it: no learning holds it
+	weigh.SetField("title")
+	weigh.SetBoost(math.Sqrt(sum) / q.zero["title"])
+	out := []query.Query{weigh}
+	for range left[1:] {
+		out = append(out, bleve.NewMatchNoneQuery())
+	}
+	return out
 }
 
 // parseText turns a person's query into bleve's: each space-separated term is read as
@@ -287,6 +329,16 @@ func (q Query) filters() []query.Query {
 	return out
 }
 
+// request is the search of q in the index: its text, filters and exclusions.
+func (q Query) request() *bleve.SearchRequest {
+	b := bleve.NewBooleanQuery()
+	b.AddMust(append([]query.Query{q.bleveQuery()}, q.filters()...)...)
+	if ex := q.excluded(); len(ex) > 0 {
+		b.AddMustNot(ex...)
+	}
+	return bleve.NewSearchRequestOptions(b, q.limit(), 0, false)
+}
+
 // excluded are the statuses a query leaves out. Most learnings are current, so leaving
 // the few others out walks far less than requiring "current" of every candidate.
 func (q Query) excluded() []query.Query {
@@ -325,13 +377,11 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		c := ix.counts(ctx, asked, q.Projects)
 		weights, unseen, maxWeight, unit = c.weigh(asked)
 		q.Terms = c.informative(q.Terms)
+		if c.zero != nil {
+			q.held, q.zero = c.held, c.zero
+		}
 	}
-	b := bleve.NewBooleanQuery()
-	b.AddMust(append([]query.Query{q.bleveQuery()}, q.filters()...)...)
-	if ex := q.excluded(); len(ex) > 0 {
-		b.AddMustNot(ex...)
-	}
-	req := bleve.NewSearchRequestOptions(b, q.limit(), 0, false)
+	req := q.request()
 	// the hits' learnings come with them when the memo holds none yet (a state's first
 	// search), else the memo's are used and only the others loaded, by a search of their
 	// ids: loading them all again was a fifth of a session start's hook in process
@@ -376,6 +426,8 @@ type memo struct {
 	// how many learnings hold each word, and how many of each scope's, by scopeKey
 	// (rarity.go): a session start's topics share most of their words
 	all    map[string]uint64
+	fields map[string]uint8   // by word: the text fields (bits in textFields' order) that hold it
+	zero   map[string]float64 // by text field: the idf of a word it holds nowhere (zeroIDF)
 	n      uint64
 	scopes map[string]*scopeCounts
 }
@@ -572,10 +624,12 @@ func (ix *Index) counts(ctx context.Context, terms, scope []string) counts {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	// the terms' counts only: the memo holds every word of a session start's topics
-	c := counts{n: m.n, all: make(map[string]uint64, len(terms))}
+	c := counts{n: m.n, all: make(map[string]uint64, len(terms)), held: make(map[string]uint8, len(terms))}
 	for _, t := range terms {
 		c.all[t] = m.all[t]
+		c.held[t] = m.fields[t]
 	}
+	c.zero = m.zero
 	if sc := m.scopes[key]; large(m.n, scope) && sc != nil {
 		in := make(map[string]uint64, len(terms))
 		for _, t := range terms {
@@ -588,6 +642,29 @@ func (ix *Index) counts(ctx context.Context, terms, scope []string) counts {
 		c.scoped, c.in = sc.scoped, in
 	}
 	return c
+}
+
+// zeroIDF is, by text field, the idf bleve gives a word no learning holds in it, as its term
+// searcher computes it (BM25 when the field holds any word, else its tf-idf fallback); nil
+// when the reader cannot say.
+func zeroIDF(rd bleveindex.IndexReader, n uint64) map[string]float64 {
+	br, ok := rd.(bleveindex.BM25Reader)
+	if !ok || n == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(textFields))
+	for _, f := range textFields {
+		card, err := br.FieldCardinality(f)
+		if err != nil {
+			return nil
+		}
+		if math.Ceil(float64(card)/float64(n)) > 0 {
+			out[f] = math.Log(1 + (float64(n)+0.5)/0.5)
+		} else {
+			out[f] = 1 + math.Log(float64(n))
+		}
+	}
+	return out
 }
 
 func hasKey(m map[string]uint64, k string) bool { _, ok := m[k]; return ok }
@@ -615,14 +692,19 @@ func (ix *Index) count(ctx context.Context, missing, missingIn, scope []string, 
 		return err
 	}
 	found := make(map[string]uint64, len(missing))
+	held := make(map[string]uint8, len(missing))
 	for _, t := range missing {
 		df := uint64(0)
-		for _, f := range textFields {
+		for i, f := range textFields {
 			tfr, err := rd.TermFieldReader(ctx, []byte(t), f, false, false, false)
 			if err != nil {
+				held[t] |= 1 << i // its clause stays
 				continue
 			}
-			df = max(df, tfr.Count())
+			if c := tfr.Count(); c > 0 {
+				df = max(df, c)
+				held[t] |= 1 << i
+			}
 			tfr.Close()
 		}
 		found[t] = df
@@ -640,6 +722,13 @@ func (ix *Index) count(ctx context.Context, missing, missingIn, scope []string, 
 		m.all = map[string]uint64{}
 	}
 	maps.Copy(m.all, found)
+	if m.fields == nil {
+		m.fields = map[string]uint8{}
+	}
+	maps.Copy(m.fields, held)
+	if m.zero == nil {
+		m.zero = zeroIDF(rd, n)
+	}
 	m.n = n
 	if ok {
 		if m.scopes == nil {
