@@ -284,10 +284,13 @@ func (w *Workspace) subjects(n int) []string {
 	// enough), so an older one's are too, even when they are at hand: Files is what the
 	// latest commits touched, newest first
 	cut := false
+	// each commit's tree is diffed against its parent's, and the parent's against its own:
+	// what one diff read the next is given (half the trees read)
+	rd := &reads{repo: repo, commits: map[plumbing.Hash]*object.Commit{}, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
 	for walked := 0; len(out) < n && walked < maxWalk; walked++ {
 		cr, ok := readCommits.get(id)
 		if !ok {
-			c, err := object.GetCommit(repo, id)
+			c, err := rd.commit(id)
 			if err != nil {
 				break
 			}
@@ -303,7 +306,7 @@ func (w *Workspace) subjects(n int) []string {
 				cut = true
 			default:
 				var whole bool
-				if cr.files, whole = touched(ctx, repo, c); whole {
+				if cr.files, whole = touched(ctx, rd, c); whole {
 					readCommits.put(id, cr)
 				} else {
 					cut = cut || ctx.Err() != nil
@@ -374,22 +377,57 @@ func (cc *commitCache) put(id plumbing.Hash, cr commitRead) {
 	cc.m[id] = cr
 }
 
+// reads are the commits and trees one read of a project's latest commits has read.
+type reads struct {
+	repo    storer.EncodedObjectStorer
+	commits map[plumbing.Hash]*object.Commit
+	trees   map[plumbing.Hash]map[string]object.TreeEntry
+}
+
+func (rd *reads) commit(id plumbing.Hash) (*object.Commit, error) {
+	if c, ok := rd.commits[id]; ok {
+		return c, nil
+	}
+	c, err := object.GetCommit(rd.repo, id)
+	if err == nil {
+		rd.commits[id] = c
+	}
+	return c, err
+}
+
+// tree is the entries of tree h by name; false when it cannot be read.
+func (rd *reads) tree(h plumbing.Hash) (map[string]object.TreeEntry, bool) {
+	if m, ok := rd.trees[h]; ok {
+		return m, true
+	}
+	t, err := object.GetTree(rd.repo, h)
+	if err != nil {
+		return nil, false
+	}
+	m := make(map[string]object.TreeEntry, len(t.Entries))
+	for _, e := range t.Entries {
+		m[e.Name] = e
+	}
+	rd.trees[h] = m
+	return m, true
+}
+
 // touched lists the paths commit c changed against its first parent: nothing when they are
 // more than maxCommitFiles or c is a first commit (an import of everything), and then whole;
 // not whole when the budget ran out or an object could not be read, which another read may
 // not meet. Subtrees with equal ids are not read (go-git's DiffTree reads every subtree of
 // each directory it visits: 10 ms for one commit).
-func touched(ctx context.Context, repo storer.EncodedObjectStorer, c *object.Commit) (files []string, whole bool) {
+func touched(ctx context.Context, rd *reads, c *object.Commit) (files []string, whole bool) {
 	if len(c.ParentHashes) == 0 {
 		return nil, true
 	}
-	parent, err := object.GetCommit(repo, c.ParentHashes[0])
+	parent, err := rd.commit(c.ParentHashes[0])
 	if err != nil {
 		return nil, false
 	}
 	var out []string
 	unread := false
-	if !diffPaths(ctx, repo, parent.TreeHash, c.TreeHash, "", &out, &unread) {
+	if !diffPaths(ctx, rd, parent.TreeHash, c.TreeHash, "", &out, &unread) {
 		return nil, !unread && ctx.Err() == nil && len(out) > maxCommitFiles
 	}
 	return out, !unread
@@ -398,22 +436,17 @@ func touched(ctx context.Context, repo storer.EncodedObjectStorer, c *object.Com
 // diffPaths adds to out the paths of the files that differ between trees a and b (either
 // may be zero) under prefix; false when there are too many or the context is done. A tree it
 // could not read counts as empty and sets unread.
-func diffPaths(ctx context.Context, repo storer.EncodedObjectStorer, a, b plumbing.Hash, prefix string, out *[]string, unread *bool) bool {
+func diffPaths(ctx context.Context, rd *reads, a, b plumbing.Hash, prefix string, out *[]string, unread *bool) bool {
 	if ctx.Err() != nil {
 		return false
 	}
 	entries := func(h plumbing.Hash) map[string]object.TreeEntry {
-		m := map[string]object.TreeEntry{}
 		if h.IsZero() {
-			return m
+			return nil
 		}
-		t, err := object.GetTree(repo, h)
-		if err != nil {
+		m, ok := rd.tree(h)
+		if !ok {
 			*unread = true
-			return m
-		}
-		for _, e := range t.Entries {
-			m[e.Name] = e
 		}
 		return m
 	}
@@ -442,7 +475,7 @@ func diffPaths(ctx context.Context, repo storer.EncodedObjectStorer, a, b plumbi
 			if dirY {
 				hb = y.Hash
 			}
-			if !diffPaths(ctx, repo, ha, hb, prefix+n+"/", out, unread) {
+			if !diffPaths(ctx, rd, ha, hb, prefix+n+"/", out, unread) {
 				return false
 			}
 			if dirX == dirY || x.Hash.IsZero() || y.Hash.IsZero() {

@@ -15,7 +15,7 @@ import (
 )
 
 // git runs the git CLI in dir with a private HOME and no system config.
-func git(t *testing.T, dir string, args ...string) {
+func git(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -276,5 +276,49 @@ func TestMergesOnly(t *testing.T) {
 	readCommits.mu.Unlock()
 	if n > maxWalk {
 		t.Errorf("read %d commits, more than %d", n, maxWalk)
+	}
+}
+
+// BenchmarkReadCold is a session start's read of a project none of whose commits a read
+// before kept (a resident engine's first session start in it): an import of 400 files in 20
+// directories, then five commits touching three files each, all loose objects, as bench
+// -recall's project.
+func BenchmarkReadCold(b *testing.B) {
+	dir := b.TempDir()
+	run := func(args ...string) { git(b, dir, args...) }
+	write := func(path, text string) {
+		p := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run("init", "-q", "-b", "fix/webhook-retry-deadlock")
+	run("remote", "add", "origin", "https://github.com/acme/bench.git")
+	for i := range 400 {
+		write(fmt.Sprintf("internal/pkg%02d/file%02d.go", i%20, i/20), fmt.Sprintf("package pkg%02d // %d\n", i%20, i))
+	}
+	run("add", "-A")
+	run("commit", "-q", "-m", "import")
+	for i := range 5 {
+		var paths []string
+		for k := range 3 {
+			p := fmt.Sprintf("internal/pkg%02d/file%02d.go", (i*3+k)%20, k)
+			write(p, fmt.Sprintf("package pkg%02d // changed by %d\n", (i*3+k)%20, i))
+			paths = append(paths, p)
+		}
+		run(append([]string{"add", "--"}, paths...)...)
+		run("commit", "-q", "-m", fmt.Sprintf("change %d", i))
+	}
+	for b.Loop() {
+		readCommits.mu.Lock()
+		readCommits.m = nil
+		readCommits.mu.Unlock()
+		w, err := Read(dir, 5)
+		if err != nil || len(w.Subjects) != 5 || len(w.Files) != 15 {
+			b.Fatal(err, w.Subjects, w.Files)
+		}
 	}
 }
