@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gofrs/flock"
 
@@ -185,6 +186,11 @@ func (r *Repo) RemoveVolatileState(rel string) error {
 
 // spareOf is the spare file swapWrite keeps beside the state file dst.
 func spareOf(dst string) string { return dst + ".spare" }
+
+// IsSpare reports whether the state file named name is the spare WriteVolatileState keeps
+// beside a file it writes (the file's previous content, or none): not a record of its own
+// to whoever lists a state directory.
+func IsSpare(name string) bool { return strings.HasSuffix(name, ".spare") }
 
 // stateFile is the path of rel under .git/reflect.
 func (r *Repo) stateFile(rel string) string {

@@ -705,10 +705,11 @@ func readSeen(repo *gitstore.Repo, req Request) map[string]bool {
 	return seen
 }
 
-// writeSeen adds ids to the session's list. It rewrites the small file through the
-// repository's pool of spare files (creating a file costs more than the rest of a recall
-// on some file systems); two hooks of one session at the same instant may keep only one's
-// ids, which at worst repeats a learning once.
+// writeSeen adds ids to the session's list. Two hooks of one session at the same instant may
+// keep only one's ids, and a crash may lose the last ones: at worst a learning is repeated
+// once. So it is written without WriteState's fsyncs, which cost every recall that injects
+// 0.42–0.46 ms (this machine, against 0.02 ms, medians of 200 writes), a fifteenth of a
+// prompt's hook.
 func writeSeen(repo *gitstore.Repo, req Request, seen map[string]bool, ids []string) error {
 	all := make([]string, 0, len(seen)+len(ids))
 	for id := range seen {
@@ -716,5 +717,5 @@ func writeSeen(repo *gitstore.Repo, req Request, seen map[string]bool, ids []str
 	}
 	all = append(all, ids...)
 	sort.Strings(all)
-	return repo.WriteState(seenPath(req), []byte(strings.Join(all, "\n")+"\n"))
+	return repo.WriteVolatileState(seenPath(req), []byte(strings.Join(all, "\n")+"\n"))
 }

@@ -230,6 +230,9 @@ func recallCount(repo *gitstore.Repo, id string) (int, string) {
 		if i == most {
 			return n, fmt.Sprintf("counted in the first %d sessions only", most)
 		}
+		if gitstore.IsSpare(e.Name()) {
+			continue // a list's previous state, beside it
+		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err == nil && slices.Contains(strings.Fields(string(data)), id) {
 			n++

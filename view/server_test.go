@@ -594,3 +594,22 @@ func TestQueueRetry(t *testing.T) {
 	}
 	f.clean()
 }
+
+// TestRecallCountOncePerSession: a session whose list of injected learnings was rewritten
+// counts once (a rewrite keeps the list's previous state beside it, which is no session).
+func TestRecallCountOncePerSession(t *testing.T) {
+	f := newFixture(t)
+	for _, list := range []string{"lrn-a\n", "lrn-a\nlrn-b\n"} {
+		if err := f.repo.WriteVolatileState("state/recall/claude-code-s1.json", []byte(list)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.repo.WriteVolatileState("state/recall/codex-s2.json", []byte("lrn-a\n")); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]int{"lrn-a": 2, "lrn-b": 1, "lrn-c": 0} {
+		if n, _ := recallCount(f.repo, id); n != want {
+			t.Errorf("%s counted in %d sessions, want %d", id, n, want)
+		}
+	}
+}
