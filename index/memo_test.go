@@ -206,3 +206,16 @@ func TestPrunedScoresAsWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoKeepsOnlyLoaded: a learning asked of the memo without its stored fields is not kept,
+// or every later open of the state would take its path alone for the learning.
+func TestMemoKeepsOnlyLoaded(t *testing.T) {
+	var m memo
+	if d := m.doc("learnings/a.md", nil); d.Path != "learnings/a.md" || !m.empty() {
+		t.Errorf("a learning not loaded: %+v kept %v", d, !m.empty())
+	}
+	m.doc("learnings/a.md", map[string]any{"title": "Pin Go"})
+	if d := m.doc("learnings/a.md", nil); d.Title != "Pin Go" {
+		t.Errorf("a loaded learning: %+v", d)
+	}
+}

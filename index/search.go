@@ -524,6 +524,9 @@ func (m *memo) doc(path string, fields map[string]any) Doc {
 		return d
 	}
 	d := docFromFields(path, fields)
+	if fields == nil {
+		return d // not loaded: kept, it would stand for the learning in every later open
+	}
 	if m.docs == nil {
 		m.docs = map[string]Doc{}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -225,15 +226,18 @@ func recallCount(repo *gitstore.Repo, id string) (int, string) {
 		return 0, "no recall recorded on this machine yet"
 	}
 	const most = 5000
-	n := 0
-	for i, e := range ents {
-		if i == most {
-			return n, fmt.Sprintf("counted in the first %d sessions only", most)
-		}
+	n, read := 0, 0
+	for _, e := range ents {
 		if gitstore.IsSpare(e.Name()) {
 			continue // a list's previous state, beside it
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if read == most {
+			return n, fmt.Sprintf("counted in the first %d sessions only", most)
+		}
+		read++
+		// through the state's reader: a list is rewritten in place in its spare, then
+		// trades names with it (gitstore.Repo.WriteVolatileState)
+		data, err := repo.ReadState(path.Join("state", "recall", e.Name()))
 		if err == nil && slices.Contains(strings.Fields(string(data)), id) {
 			n++
 		}
