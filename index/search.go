@@ -525,7 +525,7 @@ func (m *memo) doc(path string, fields map[string]any) Doc {
 	}
 	d := docFromFields(path, fields)
 	if fields == nil {
-		return d // not loaded: kept, it would stand for the learning in every later open
+		return d // not loaded: were it kept, it would stand for the learning in every later open
 	}
 	if m.docs == nil {
 		m.docs = map[string]Doc{}
