@@ -797,7 +797,7 @@ func (d *doctor) remote(ctx context.Context, r *gitstore.Repo) {
 // teams checks each team memory's clone from what is on this machine (team.Check): no
 // network, so a team's remote is not asked whether it has more.
 func (d *doctor) teams(r *gitstore.Repo) {
-	for _, name := range team.Names(r) {
+	for _, name := range team.Folders(r) {
 		h := team.Check(r, name)
 		f := Finding{Check: "team", Severity: OK}
 		switch {

@@ -37,8 +37,12 @@ type Health struct {
 func Check(personal *gitstore.Repo, name string) Health {
 	h := Health{Name: name, Dir: Dir(personal, name), BehindComplete: true}
 	fi, err := os.Stat(filepath.Join(h.Dir, ".git"))
-	if err != nil || !fi.IsDir() {
+	if err != nil || !fi.IsDir() || !isClone(h.Dir) {
 		h.Problem = "its clone " + h.Dir + " is not a git repository (no .git)"
+		if err == nil && fi.IsDir() {
+			// what a recall reading the team while it was removed or renamed wrote after
+			h.Problem = "its clone " + h.Dir + " is not a git repository (no .git/HEAD)"
+		}
 		h.Fix = fmt.Sprintf("rm -rf %s && reflect team add %s URL", h.Dir, name)
 		return h
 	}

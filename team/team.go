@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/lazyregexp"
@@ -66,7 +67,7 @@ func List(personal *gitstore.Repo) ([]Team, error) {
 	}
 	var out []Team
 	for _, e := range entries {
-		if !e.IsDir() || CheckName(e.Name()) != nil {
+		if !e.IsDir() || CheckName(e.Name()) != nil || !isClone(filepath.Join(Root(personal), e.Name())) {
 			continue
 		}
 		r, err := gitstore.Open(filepath.Join(Root(personal), e.Name()))
@@ -84,8 +85,21 @@ func List(personal *gitstore.Repo) ([]Team, error) {
 	return out, nil
 }
 
-// Names lists the teams' names from their folders alone (what a recall needs, cheaply).
+// Names lists the teams' names from their folders alone (what a recall needs, cheaply): the
+// Folders that hold a clone.
 func Names(personal *gitstore.Repo) []string {
+	var out []string
+	for _, name := range Folders(personal) {
+		if isClone(Dir(personal, name)) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Folders lists the folders under Root named as a team may be, clones or not (doctor checks
+// each: one that is not a clone is what a failed add or a write racing a removal left).
+func Folders(personal *gitstore.Repo) []string {
 	entries, err := os.ReadDir(Root(personal))
 	if err != nil {
 		return nil
@@ -99,13 +113,34 @@ func Names(personal *gitstore.Repo) []string {
 	return out
 }
 
+// isClone reports whether dir holds a clone. A recall that reads a team while it is removed
+// or renamed may write its state after, at the old path, and so make a folder of state files
+// alone (gitstore creates a state file's folders): that is no team, and is not listed, opened
+// or kept from being added.
+func isClone(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git", "HEAD"))
+	return err == nil
+}
+
+// clear makes way at dir for a team: a folder left there by a write racing a removal or a
+// rename (isClone) is removed; a clone is ErrExists.
+func clear(dir, name string) error {
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	if isClone(dir) {
+		return fmt.Errorf("%w: %q is at %s (reflect team remove %s first)", ErrExists, name, dir, name)
+	}
+	return os.RemoveAll(dir)
+}
+
 // Open opens team name's memory.
 func Open(personal *gitstore.Repo, name string) (*gitstore.Repo, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
 	dir := Dir(personal, name)
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+	if !isClone(dir) {
 		return nil, fmt.Errorf("%w %q (reflect team list names them)", ErrUnknown, name)
 	}
 	return gitstore.Open(dir)
@@ -119,8 +154,8 @@ func Add(ctx context.Context, personal *gitstore.Repo, name, url string) (*Team,
 		return nil, nil, err
 	}
 	dir := Dir(personal, name)
-	if _, err := os.Stat(dir); err == nil {
-		return nil, nil, fmt.Errorf("%w: %q is at %s (reflect team remove %s first)", ErrExists, name, dir, name)
+	if err := clear(dir, name); err != nil {
+		return nil, nil, err
 	}
 	if err := os.MkdirAll(Root(personal), 0o755); err != nil {
 		return nil, nil, err
@@ -177,7 +212,21 @@ func Remove(personal *gitstore.Repo, name string) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("%w %q", ErrUnknown, name)
 	}
-	return os.RemoveAll(dir)
+	// moved aside first, in one rename: a recall reading the team meanwhile writes at the old
+	// path (a folder of state alone, which no team is), not into what is being deleted, which
+	// failed as "directory not empty"
+	aside := filepath.Join(Root(personal), fmt.Sprintf(".removed-%s-%d", name, time.Now().UnixNano()))
+	if err := os.Rename(dir, aside); err != nil {
+		return err
+	}
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = os.RemoveAll(aside); err == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("team %s is removed, but its old clone at %s is not: %w", name, aside, err)
 }
 
 // Rename gives team old the name new. Its history, reviews and index move with it.
@@ -188,11 +237,14 @@ func Rename(personal *gitstore.Repo, old, new string) error {
 	if err := CheckName(new); err != nil {
 		return err
 	}
-	if _, err := os.Stat(Dir(personal, old)); err != nil {
+	if !isClone(Dir(personal, old)) {
 		return fmt.Errorf("%w %q", ErrUnknown, old)
 	}
-	if _, err := os.Stat(Dir(personal, new)); err == nil {
+	if isClone(Dir(personal, new)) {
 		return fmt.Errorf("%w: %q", ErrExists, new)
+	}
+	if err := clear(Dir(personal, new), new); err != nil {
+		return err
 	}
 	return os.Rename(Dir(personal, old), Dir(personal, new))
 }
