@@ -34,7 +34,8 @@ import (
 const refLearnings = 256
 
 // counts are what a query's weights are computed from: how many learnings hold each word (in
-// the text field that holds it in most), in the whole memory and in the query's scope.
+// the text field that holds it in most), in the whole memory and in the query's scope; and
+// what its search leaves out (Query.pruned): the fields that hold each word.
 type counts struct {
 	n, scoped uint64             // learnings: all of them, and those in scope
 	all, in   map[string]uint64  // by word; in is nil when the memory is no larger than refLearnings

@@ -662,7 +662,7 @@ func zeroIDF(rd bleveindex.IndexReader, n uint64) map[string]float64 {
 			return nil
 		}
 		if math.Ceil(float64(card)/float64(n)) > 0 {
-			out[f] = math.Log(1 + (float64(n)+0.5)/0.5)
+			out[f] = idfOf(float64(n), 0)
 		} else {
 			out[f] = 1 + math.Log(float64(n))
 		}

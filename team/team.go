@@ -59,22 +59,20 @@ func Dir(personal *gitstore.Repo, name string) string { return filepath.Join(Roo
 
 // List returns the teams, by name. A folder that is not a memory is skipped.
 func List(personal *gitstore.Repo) ([]Team, error) {
-	entries, err := os.ReadDir(Root(personal))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
+	names, err := folders(personal)
+	if err != nil {
 		return nil, err
 	}
 	var out []Team
-	for _, e := range entries {
-		if !e.IsDir() || CheckName(e.Name()) != nil || !isClone(filepath.Join(Root(personal), e.Name())) {
+	for _, name := range names {
+		if !isClone(Dir(personal, name)) {
 			continue
 		}
-		r, err := gitstore.Open(filepath.Join(Root(personal), e.Name()))
+		r, err := gitstore.Open(Dir(personal, name))
 		if err != nil {
 			continue
 		}
-		t := Team{Name: e.Name(), Dir: r.Root(), URL: memsync.RedactURL(r.Remote("origin"))}
+		t := Team{Name: name, Dir: r.Root(), URL: memsync.RedactURL(r.Remote("origin"))}
 		if h, err := r.Head(); err == nil && !h.IsZero() {
 			t.Head = h.String()
 		}
@@ -100,9 +98,17 @@ func Names(personal *gitstore.Repo) []string {
 // Folders lists the folders under Root named as a team may be, clones or not (doctor checks
 // each: one that is not a clone is what a failed add or a write racing a removal left).
 func Folders(personal *gitstore.Repo) []string {
+	names, _ := folders(personal)
+	return names
+}
+
+// folders is Folders, with the error of a Root that exists but cannot be read.
+func folders(personal *gitstore.Repo) ([]string, error) {
 	entries, err := os.ReadDir(Root(personal))
-	if err != nil {
-		return nil
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
 	}
 	var out []string
 	for _, e := range entries {
@@ -110,7 +116,7 @@ func Folders(personal *gitstore.Repo) []string {
 			out = append(out, e.Name())
 		}
 	}
-	return out
+	return out, nil
 }
 
 // isClone reports whether dir holds a clone. A recall that reads a team while it is removed

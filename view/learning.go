@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -220,8 +219,8 @@ func (s *Server) linkTo(id string) link {
 // recallCount counts the sessions on this machine whose recall injected id: recall keeps,
 // per session, the ids it injected (state/recall/), to inject each at most once.
 func recallCount(repo *gitstore.Repo, id string) (int, string) {
-	dir := filepath.Join(repo.StateDir(), "state", "recall")
-	ents, err := os.ReadDir(dir)
+	const lists = "state/recall"
+	ents, err := os.ReadDir(filepath.Join(repo.StateDir(), filepath.FromSlash(lists)))
 	if err != nil {
 		return 0, "no recall recorded on this machine yet"
 	}
@@ -237,7 +236,7 @@ func recallCount(repo *gitstore.Repo, id string) (int, string) {
 		read++
 		// through the state's reader: a list is rewritten in place in its spare, then
 		// trades names with it (gitstore.Repo.WriteVolatileState)
-		data, err := repo.ReadState(path.Join("state", "recall", e.Name()))
+		data, err := repo.ReadState(lists + "/" + e.Name())
 		if err == nil && slices.Contains(strings.Fields(string(data)), id) {
 			n++
 		}
