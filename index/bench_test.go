@@ -107,3 +107,52 @@ func BenchmarkScanSearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAmong: a session start's topics (bench -recall's project: its branch and five
+// commit subjects) scored among the hits of a first search of all their words, at 10,000
+// learnings, by Among and by a bleve search of each restricted to those hits.
+func BenchmarkAmong(b *testing.B) {
+	r := benchRepo(b, 10000)
+	ctx := context.Background()
+	if _, err := Rebuild(ctx, r, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	ix, err := Open(ctx, r, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	scope := []string{fixtures.SynthProject(3), "_global"}
+	var qs []Query
+	var all []string
+	for _, text := range []string{"fix webhook retry deadlock", "webhooks: log the delivery id", "db: add the migration lock table",
+		"webhooks: retry with backoff", "ci: run the postgres tests", "postgres: retry the migration lock on deadlock"} {
+		q := Query{Terms: Analyze(text), Projects: scope, Limit: 16}
+		qs, all = append(qs, q), append(all, q.Terms...)
+	}
+	first, err := ix.Search(ctx, Query{Terms: all, Projects: scope, Limit: 48, Bare: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var paths []string
+	for _, h := range first.Hits {
+		paths = append(paths, h.Path)
+	}
+	b.Run("among", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ix.Among(ctx, qs, paths); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("searches", func(b *testing.B) {
+		for b.Loop() {
+			for _, q := range qs {
+				q.Paths = paths
+				if _, err := ix.Search(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}

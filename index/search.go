@@ -368,19 +368,8 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		return res, err
 	}
-	var weights map[string]float64
-	var maxWeight, unit float64
-	var unseen map[string]bool
 	words := q.words() // every word asked is explained, the common ones too
-	if len(q.Terms) > 0 {
-		asked := append(append([]string(nil), q.Terms...), q.Also...)
-		c := ix.counts(ctx, asked, q.Projects)
-		weights, unseen, maxWeight, unit = c.weigh(asked)
-		q.Terms = c.informative(q.Terms)
-		if c.zero != nil {
-			q.held, q.zero = c.held, c.zero
-		}
-	}
+	w := ix.weigh(ctx, &q)
 	req := q.request()
 	// the hits' learnings come with them when the memo holds none yet (a state's first
 	// search), else the memo's are used and only the others loaded, by a search of their
@@ -408,8 +397,33 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Hits = append(res.Hits, hit)
 	}
-	res.Weights, res.Unseen, res.MaxWeight, res.Unit = weights, unseen, maxWeight, unit
+	res.Weights, res.Unseen, res.MaxWeight, res.Unit = w.weights, w.unseen, w.maxWeight, w.unit
 	return res, nil
+}
+
+// weighed is what Result tells of the words a query asked (Result.Weights and the rest).
+type weighed struct {
+	weights         map[string]float64
+	unseen          map[string]bool
+	maxWeight, unit float64
+}
+
+// weigh weighs q's words among the learnings it chooses from, and leaves those that say
+// little out of its search (informative) and, when the memo knows them, the fields that hold
+// none of the rest (bleveQuery).
+func (ix *Index) weigh(ctx context.Context, q *Query) weighed {
+	var w weighed
+	if len(q.Terms) == 0 {
+		return w
+	}
+	asked := append(append([]string(nil), q.Terms...), q.Also...)
+	c := ix.counts(ctx, asked, q.Projects)
+	w.weights, w.unseen, w.maxWeight, w.unit = c.weigh(asked)
+	q.Terms = c.informative(q.Terms)
+	if c.zero != nil {
+		q.held, q.zero = c.held, c.zero
+	}
+	return w
 }
 
 // memo keeps what the searches of an index have read and analyzed of the learnings they
@@ -796,35 +810,76 @@ func (q Query) words() map[string]bool {
 // the part of the body around the first of them. It analyzes the stored text of the few
 // hits returned instead of storing term vectors for every learning in the index.
 func (ix *Index) explain(h *Hit, words map[string]bool, withSnippet bool) {
-	terms := map[string]bool{}
-	h.Strength = map[string]float64{}
-	var spans [][2]int
-	for _, f := range textFields {
-		tf := map[string]float64{}
-		for _, tok := range ix.memo().fieldTokens(h.Doc, f) {
-			if words[tok.term] {
-				tf[tok.term]++
-				terms[tok.term] = true
-				if tok.whole {
-					if h.Whole == nil {
-						h.Whole = map[string]bool{}
-					}
-					h.Whole[tok.term] = true
+	ix.find(h.Doc, words).explain(h, words, withSnippet)
+}
+
+// found is what a learning holds of some words: by text field, how often it says each; the
+// words it holds as an identifier kept whole; and where in the body each is said.
+type found struct {
+	tf    []map[string]float64 // in textFields' order
+	whole map[string]bool
+	body  []token
+}
+
+// find is what d holds of words.
+func (ix *Index) find(d Doc, words map[string]bool) *found {
+	fd := &found{tf: make([]map[string]float64, len(textFields))}
+	for i, f := range textFields {
+		for _, tok := range ix.memo().fieldTokens(d, f) {
+			if !words[tok.term] {
+				continue
+			}
+			if fd.tf[i] == nil {
+				fd.tf[i] = map[string]float64{}
+			}
+			fd.tf[i][tok.term]++
+			if tok.whole {
+				if fd.whole == nil {
+					fd.whole = map[string]bool{}
 				}
-				if f == "body" {
-					spans = append(spans, [2]int{tok.start, tok.end})
-				}
+				fd.whole[tok.term] = true
+			}
+			if f == "body" {
+				fd.body = append(fd.body, tok)
 			}
 		}
-		for t, n := range tf {
-			h.Strength[t] = max(h.Strength[t], fieldBoost[f]*n/(n+1.2))
+	}
+	return fd
+}
+
+// explain explains h by what its learning holds of words (which fd was found of, or more).
+// A word's strength is the best over fields of the field's boost times a saturating count.
+func (fd *found) explain(h *Hit, words map[string]bool, withSnippet bool) {
+	terms := map[string]bool{}
+	h.Strength = map[string]float64{}
+	for i, f := range textFields {
+		held := false
+		for t, n := range fd.tf[i] {
+			if words[t] {
+				held, terms[t] = true, true
+				h.Strength[t] = max(h.Strength[t], fieldBoost[f]*n/(n+1.2))
+			}
 		}
-		if len(tf) > 0 {
+		if held {
 			h.Fields = append(h.Fields, f)
+		}
+	}
+	for t := range fd.whole {
+		if words[t] {
+			if h.Whole == nil {
+				h.Whole = map[string]bool{}
+			}
+			h.Whole[t] = true
 		}
 	}
 	h.Terms = keys(terms)
 	if withSnippet {
+		var spans [][2]int
+		for _, tok := range fd.body {
+			if words[tok.term] {
+				spans = append(spans, [2]int{tok.start, tok.end})
+			}
+		}
 		h.Snippet, h.Marks = snippet(h.Body, spans, 160)
 	}
 }

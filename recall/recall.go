@@ -8,14 +8,12 @@ package recall
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -221,15 +219,15 @@ func Recall(ctx context.Context, repo *gitstore.Repo, ix *index.Index, req Reque
 
 // search asks the index for each topic's candidates. A prompt is one search. A session
 // start's topics are first one search of all their words, with room for each topic's share
-// of candidates; each topic is then a search of its words among those hits only, which
-// scores them as a search of its own would and skips the rest of each word's list (at
-// 100,000 learnings, walking the same long lists once per topic was most of a hook).
+// of candidates; each topic is then scored among those hits only (index.Among), as a search
+// of its own would score them, without walking the rest of each word's list (at 100,000
+// learnings, walking the same long lists once per topic was most of a hook).
 func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string, limit int) ([]*index.Result, error) {
-	ask := func(tp Topic, paths []string) (*index.Result, error) {
-		return ix.Search(ctx, index.Query{Terms: tp.words(), Also: tp.supportWords(), Paths: paths, Projects: scope, Limit: limit})
+	ask := func(tp Topic) index.Query {
+		return index.Query{Terms: tp.words(), Also: tp.supportWords(), Projects: scope, Limit: limit}
 	}
 	if len(topics) == 1 {
-		res, err := ask(topics[0], nil)
+		res, err := ix.Search(ctx, ask(topics[0]))
 		return []*index.Result{res}, err
 	}
 	var all Topic
@@ -257,19 +255,11 @@ func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string
 	for i, h := range first.Hits {
 		paths[i] = h.Path
 	}
-	// the topics' searches run side by side: each is a few walks of short lists among the
-	// first search's hits, and a hook process has the machine's cores to itself
-	out := make([]*index.Result, len(topics))
-	errs := make([]error, len(topics))
-	var wg sync.WaitGroup
+	qs := make([]index.Query, len(topics))
 	for i, tp := range topics {
-		wg.Go(func() { out[i], errs[i] = ask(tp, paths) })
+		qs[i] = ask(tp)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return ix.Among(ctx, qs, paths)
 }
 
 // assessAll explains each hit against every topic (and a prompt's clauses) and keeps, per
