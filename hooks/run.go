@@ -52,6 +52,10 @@ type Options struct {
 	// for a handler past its deadline (the next hook changes the process's environment and
 	// directory) and opens its log for each line.
 	Resident bool
+	// Answered, when set, takes work that may wait until the hook has answered, which a
+	// resident engine does after writing the answer and before it starts the hook's
+	// background work; nil: such work is done at once.
+	Answered func(func())
 }
 
 // Handed is a hook the lean reflect hands to reflect-engine.
@@ -105,6 +109,7 @@ type event struct {
 	now     time.Time
 	report  *report
 	spawn   func(args ...string) // Options.Background
+	settle  func(func())         // Options.Answered, or doing at once
 	ws      *workspace.Workspace // the session's directory, read once (see workspace())
 	engine  *Engine              // Options.Engine
 	mu      sync.Mutex
@@ -225,7 +230,10 @@ func Run(ctx context.Context, o Options) {
 	}
 	e := &event{Payload: p, harness: harness, repo: r, cfg: cfg, log: log, now: start,
 		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC(), Resident: o.Resident},
-		spawn:  o.Background, engine: o.Engine}
+		spawn:  o.Background, engine: o.Engine, settle: o.Answered}
+	if e.settle == nil {
+		e.settle = func(f func()) { f() }
+	}
 
 	deadline := e.cfg.Hooks.CaptureTimeout.Std()
 	if p.Event == "SessionStart" || p.Event == "UserPromptSubmit" {
@@ -346,23 +354,29 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	}
 	switch e.Event {
 	case "SessionStart":
+		// what a session start sets going besides its recall is worked out while recall runs:
+		// reading the queue's folder, the teams' and the history importer's state was 0.2 ms
+		// of the hook in a resident engine
+		besides := make(chan startBesides, 1)
+		go func() { besides <- e.startBesides() }()
 		out, err := e.recall(ctx, "")
 		// where the last session left off, put before what it taught; read after recall,
 		// which reads the workspace while the index opens (handoffBlock reuses it)
 		out = e.withHandoff(out, e.handoffBlock())
-		if e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "" {
+		b := <-besides
+		if b.sync {
 			e.background("sync", "--quiet", "--remote", e.cfg.Sync.Remote) // what other laptops learned
 		}
-		if len(team.Names(e.repo)) > 0 {
+		if b.teams {
 			e.background("team", "sync", "--quiet") // what the teams merged; adding a team is the opt-in
 		}
-		if e.queued() {
+		if b.drain {
 			e.background("drain") // turn earlier sessions into learnings, off the agent's path
 		}
-		if e.TranscriptPath != "" && e.cfg.History.Watch > 0 {
+		if b.history != nil {
 			// the session's history importer, started here rather than by its first Stop:
 			// starting a process costs ~0.5 ms, a seventh of a Stop hook, a fortieth of this one
-			e.importHistory()
+			e.afterwards(b.history...)
 		}
 		return out, err
 	case "UserPromptSubmit":
@@ -381,8 +395,8 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	case "PreCompact":
 		return nil, e.capture(ctx, queue.TriggerPreCompact)
 	case "Stop":
-		if e.TranscriptPath != "" {
-			e.importHistory()
+		if args := e.importHistory(); args != nil {
+			e.afterwards(args...)
 		}
 		return nil, e.capture(ctx, queue.TriggerStop)
 	case "SessionEnd":
@@ -461,12 +475,35 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 	return res.err
 }
 
-// importHistory has the session history archive the transcript as it grows, off the agent's
-// path: the importer that watches the session imports the new turn when one does (a poke,
-// package watch), else one is started, which then watches the session for history.watch; it is
-// started once the hook's own work is done, so that the engine's start-up does not compete
-// with it for the machine's cores.
-func (e *event) importHistory() {
+// startBesides is what a session start sets going besides its recall. It reads files only,
+// none that recall reads or writes, and starts nothing itself.
+type startBesides struct {
+	sync, teams, drain bool
+	history            []string // the history importer's arguments; nil: none to start
+}
+
+func (e *event) startBesides() startBesides {
+	b := startBesides{
+		sync:  e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "",
+		teams: len(team.Names(e.repo)) > 0,
+		drain: e.queued(),
+	}
+	if e.cfg.History.Watch > 0 {
+		b.history = e.importHistory()
+	}
+	return b
+}
+
+// importHistory returns the arguments of the process that has the session history archive
+// the transcript as it grows, off the agent's path, or nil when there is none to start: the
+// importer that watches the session imports the new turn when one does (a poke, package
+// watch), else one is started, which then watches the session for history.watch. It is
+// started once the hook's own work is done (afterwards), so that the engine's start-up does
+// not compete with it for the machine's cores.
+func (e *event) importHistory() []string {
+	if e.TranscriptPath == "" {
+		return nil
+	}
 	args := []string{"history", "import", "--transcript", e.TranscriptPath}
 	if w := e.cfg.History.Watch.Std(); w > 0 {
 		watched, err := historywatch.Poke(e.repo.StateDir(), e.TranscriptPath)
@@ -474,11 +511,11 @@ func (e *event) importHistory() {
 			e.log.Warn("history: poke the importer", "err", err)
 		}
 		if watched {
-			return
+			return nil
 		}
 		args = append(args, "--watch", w.String())
 	}
-	e.afterwards(args...)
+	return args
 }
 
 // afterwards starts `reflect ARGS…` detached as the hook ends, after last-event.json: a

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	historywatch "github.com/reflect-memory/reflect/history/watch"
 	"github.com/reflect-memory/reflect/internal/testenv"
+	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/team"
 )
 
 // TestStopArchivesTranscript: a Stop hook hands the transcript to a detached
@@ -160,5 +163,50 @@ func TestSessionStartStartsImporter(t *testing.T) {
 	}
 	if got := imports(); len(got) != 0 {
 		t.Errorf("with history.watch 0, started %v", got)
+	}
+}
+
+// TestSessionStartStartsBesides: a session's start starts a sync when sync.auto is on and the
+// remote is set, a team sync when a team is added, a drain when captures wait, each once and
+// only then (worked out while its recall runs).
+func TestSessionStartStartsBesides(t *testing.T) {
+	testenv.SetHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := func() []string {
+		var out []string
+		p, _ := json.Marshal(map[string]any{"session_id": "5e6f", "hook_event_name": "SessionStart", "source": "startup", "cwd": t.TempDir()})
+		Run(ctx, Options{Harness: "claude", Home: r.Root(), Stdin: bytes.NewReader(p), Stdout: io.Discard, Stderr: io.Discard,
+			Background: func(args ...string) { out = append(out, strings.Join(args[2:], " ")) }})
+		return out
+	}
+	if got := started(); len(got) != 0 {
+		t.Fatalf("a bare memory's session start started %q", got)
+	}
+	if err := r.SetRemote("origin", filepath.Join(t.TempDir(), "remote.git")); err != nil {
+		t.Fatal(err)
+	}
+	if got := started(); len(got) != 0 {
+		t.Fatalf("with a remote and sync.auto off, started %q", got)
+	}
+	if _, err := r.SetSetting(ctx, "sync.auto", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(team.Dir(r, "acme"), ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(team.Dir(r, "acme"), ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(r.Root(), queue.Dir), 0o755)
+	if err := os.WriteFile(filepath.Join(r.Root(), queue.Dir, "q-1.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sync --quiet --remote origin", "team sync --quiet", "drain"}
+	if got := started(); !slices.Equal(got, want) {
+		t.Fatalf("started %q; want %q", got, want)
 	}
 }
