@@ -102,6 +102,23 @@ func TestResidentEngine(t *testing.T) {
 	if len(z) > 0 {
 		t.Fatalf("the resident engine's children %v are zombies", z)
 	}
+	// the engine closed the index once each hook had answered (hookengine): the new
+	// learning's indexing, which needs the index to itself, was done, and a search finds it
+	// without catching up (one waiting for the index would have fallen back, behind HEAD)
+	var found struct {
+		Source string `json:"source"`
+		Note   string `json:"note"`
+		Hits   []struct {
+			Title string `json:"title"`
+		} `json:"hits"`
+	}
+	searched := run(t, environ, ".", bin, "--home", home, "search", "--format", "json", "staging cluster drains")
+	if err := json.Unmarshal([]byte(searched), &found); err != nil { // a note on stderr comes first
+		t.Fatalf("a search after the resident engine's prompts printed %q; want the remembered learning, from an index up to date", searched)
+	}
+	if found.Source != "index" || found.Note != "" || len(found.Hits) == 0 || !strings.Contains(found.Hits[0].Title, "staging cluster") {
+		t.Fatalf("a search after the resident engine's prompts: %+v; want the remembered learning, from an index up to date", found)
+	}
 
 	// killed -9: its socket stays behind; the next prompt is answered all the same, and a new
 	// engine stays

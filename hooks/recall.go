@@ -46,6 +46,9 @@ type RecallQuery struct {
 	// Background starts a detached reflect-engine on this repository (a stale index is
 	// caught up off the agent's path).
 	Background func(args ...string)
+	// Answered takes what may wait until the hook has answered (Options.Answered): closing
+	// the index.
+	Answered func(func())
 }
 
 // recall answers SessionStart (prompt "") and UserPromptSubmit with the learnings worth
@@ -55,7 +58,8 @@ func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
 		return nil, nil
 	}
 	text, n, err := e.engine.Recall(ctx, RecallQuery{Repo: e.repo, Config: e.cfg, Harness: e.harness,
-		Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Now: e.now, Workspace: e.workspace, Background: e.background})
+		Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Now: e.now, Workspace: e.workspace, Background: e.background,
+		Answered: e.settle})
 	if err != nil {
 		return nil, err
 	}

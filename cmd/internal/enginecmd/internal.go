@@ -101,12 +101,18 @@ func (a *app) stayResident(ctx context.Context, r *gitstore.Repo) error {
 	home := r.Root()
 	engine := hookengine.New()
 	answer := func(ctx context.Context, req resident.Request, payload []byte, out io.Writer) func() {
-		// what the hook starts in the background starts once it has answered
+		// what may wait until the hook has answered is done once it has (closing the index),
+		// then what the hook starts in the background starts (it may need the index)
 		var later [][]string
+		var settle []func()
 		hooks.Run(ctx, hooks.Options{Harness: req.Harness, Event: req.Event, Home: home,
 			Stdin: bytes.NewReader(payload), Stdout: out, Stderr: io.Discard, Engine: engine,
-			Background: func(args ...string) { later = append(later, args) }, Began: time.Unix(0, req.Began), Resident: true})
+			Background: func(args ...string) { later = append(later, args) }, Began: time.Unix(0, req.Began), Resident: true,
+			Answered: func(f func()) { settle = append(settle, f) }})
 		return func() {
+			for _, f := range settle {
+				f()
+			}
 			for _, args := range later {
 				pid, err := a.Start("", args...)
 				if err != nil {
