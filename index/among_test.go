@@ -42,80 +42,95 @@ func TestAmongAsSearch(t *testing.T) {
 	}
 	for name, r := range map[string]*gitstore.Repo{"relevance": repoWith(t, corpus), "fixtures": fixtureRepo(t), "synthetic": repoWith(t, synth)} {
 		t.Run(name, func(t *testing.T) {
-			ix, err := Open(ctx, r, Options{})
+			// the first open builds the index and holds it for writing: Among looks the hits
+			// up by path; the second reads it only: Among takes the ids the search found
+			for _, fixed := range []bool{false, true} {
+				ix, err := Open(ctx, r, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ix.fixed != fixed {
+					t.Fatalf("open for reading only %v, want %v", ix.fixed, fixed)
+				}
+				compareAmong(t, ix, qs, name)
+				ix.Close()
+			}
+		})
+	}
+}
+
+// compareAmong compares Among with the searches it stands for, for topics made of each of
+// qs over ix (see TestAmongAsSearch).
+func compareAmong(t *testing.T, ix *Index, qs []fixtures.RelQuery, name string) {
+	t.Helper()
+	ctx := context.Background()
+	compared, truncated := 0, 0
+	for k, rq := range qs {
+		var scope []string
+		if k%2 == 1 {
+			scope = []string{"global", rq.Project}
+			if name == "synthetic" {
+				scope = []string{fixtures.SynthProject(k % 3)}
+			}
+		}
+		var topics []Query
+		for _, text := range append([]string{rq.Prompt, rq.Branch + " cache retry deploy"}, rq.Commits...) {
+			if terms := Analyze(text); len(terms) > 0 {
+				topics = append(topics, Query{Terms: terms, Also: Analyze("tests flaky"), Projects: scope, Limit: 2 + k%8})
+			}
+		}
+		var all []string
+		for _, tp := range topics {
+			all = append(all, tp.Terms...)
+		}
+		if k%3 == 0 { // the memo emptied: the first search loads its hits, no clause is pruned
+			ix.shared = &memo{}
+		}
+		first, err := ix.Search(ctx, Query{Terms: all, Projects: scope, Limit: 48, Bare: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, h := range first.Hits {
+			paths = append(paths, h.Path)
+		}
+		if len(paths) == 0 {
+			continue // recall asks no topic then
+		}
+		got, err := ix.Among(ctx, topics, first.Hits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tp := range topics {
+			tp.Paths = paths
+			want, err := ix.Search(ctx, tp)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer ix.Close()
-			compared, truncated := 0, 0
-			for k, rq := range qs {
-				var scope []string
-				if k%2 == 1 {
-					scope = []string{"global", rq.Project}
-					if name == "synthetic" {
-						scope = []string{fixtures.SynthProject(k % 3)}
-					}
+			where := rq.Name + " topic " + strings.Join(tp.Terms, " ")
+			if len(got[i].Hits) != len(want.Hits) || got[i].Total != want.Total {
+				t.Fatalf("%s: %d hits of %d, want %d of %d", where, len(got[i].Hits), got[i].Total, len(want.Hits), want.Total)
+			}
+			for j, w := range want.Hits {
+				g := got[i].Hits[j]
+				if g.Path != w.Path || math.Abs(g.Score-w.Score) > 1e-12*w.Score {
+					t.Fatalf("%s: hit %d: %s %.17g, want %s %.17g", where, j, g.Path, g.Score, w.Path, w.Score)
 				}
-				var topics []Query
-				for _, text := range append([]string{rq.Prompt, rq.Branch + " cache retry deploy"}, rq.Commits...) {
-					if terms := Analyze(text); len(terms) > 0 {
-						topics = append(topics, Query{Terms: terms, Also: Analyze("tests flaky"), Projects: scope, Limit: 2 + k%8})
-					}
-				}
-				var all []string
-				for _, tp := range topics {
-					all = append(all, tp.Terms...)
-				}
-				if k%3 == 0 { // the memo emptied: the first search loads its hits, no clause is pruned
-					ix.shared = &memo{}
-				}
-				first, err := ix.Search(ctx, Query{Terms: all, Projects: scope, Limit: 48, Bare: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var paths []string
-				for _, h := range first.Hits {
-					paths = append(paths, h.Path)
-				}
-				if len(paths) == 0 {
-					continue // recall asks no topic then
-				}
-				got, err := ix.Among(ctx, topics, paths)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i, tp := range topics {
-					tp.Paths = paths
-					want, err := ix.Search(ctx, tp)
-					if err != nil {
-						t.Fatal(err)
-					}
-					where := rq.Name + " topic " + strings.Join(tp.Terms, " ")
-					if len(got[i].Hits) != len(want.Hits) || got[i].Total != want.Total {
-						t.Fatalf("%s: %d hits of %d, want %d of %d", where, len(got[i].Hits), got[i].Total, len(want.Hits), want.Total)
-					}
-					for j, w := range want.Hits {
-						g := got[i].Hits[j]
-						if g.Path != w.Path || math.Abs(g.Score-w.Score) > 1e-12*w.Score {
-							t.Fatalf("%s: hit %d: %s %.17g, want %s %.17g", where, j, g.Path, g.Score, w.Path, w.Score)
-						}
-						if !reflect.DeepEqual(g.Terms, w.Terms) || !reflect.DeepEqual(g.Strength, w.Strength) || g.Title != w.Title {
-							t.Fatalf("%s: hit %d explained %v %v, want %v %v", where, j, g.Terms, g.Strength, w.Terms, w.Strength)
-						}
-					}
-					if !reflect.DeepEqual(got[i].Weights, want.Weights) || got[i].Unit != want.Unit || got[i].MaxWeight != want.MaxWeight {
-						t.Fatalf("%s: weights %v, want %v", where, got[i].Weights, want.Weights)
-					}
-					compared += len(want.Hits)
-					if want.Total > uint64(len(want.Hits)) {
-						truncated++
-					}
+				if !reflect.DeepEqual(g.Terms, w.Terms) || !reflect.DeepEqual(g.Strength, w.Strength) || g.Title != w.Title {
+					t.Fatalf("%s: hit %d explained %v %v, want %v %v", where, j, g.Terms, g.Strength, w.Terms, w.Strength)
 				}
 			}
-			t.Logf("%d hits compared; %d answers cut at their limit", compared, truncated)
-			if compared < 150 || truncated == 0 {
-				t.Errorf("%d hits compared, %d cut: the test no longer tries what it is for", compared, truncated)
+			if !reflect.DeepEqual(got[i].Weights, want.Weights) || got[i].Unit != want.Unit || got[i].MaxWeight != want.MaxWeight {
+				t.Fatalf("%s: weights %v, want %v", where, got[i].Weights, want.Weights)
 			}
-		})
+			compared += len(want.Hits)
+			if want.Total > uint64(len(want.Hits)) {
+				truncated++
+			}
+		}
+	}
+	t.Logf("%d hits compared; %d answers cut at their limit", compared, truncated)
+	if compared < 150 || truncated == 0 {
+		t.Errorf("%d hits compared, %d cut: the test no longer tries what it is for", compared, truncated)
 	}
 }

@@ -140,7 +140,7 @@ func BenchmarkAmong(b *testing.B) {
 	}
 	b.Run("among", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ix.Among(ctx, qs, paths); err != nil {
+			if _, err := ix.Among(ctx, qs, first.Hits); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -32,6 +32,9 @@ type Index struct {
 	// for it then (memo)
 	shared *memo
 	own    memo
+	// fixed: opened read-only, so what it reads never changes (bleve's merger and persister
+	// run only in an index open for writing), down to its documents' internal ids
+	fixed bool
 }
 
 // memo is what the index's searches have read and counted: the memo of its state, shared
@@ -79,14 +82,14 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 		case err == nil:
 			commit, tree := reflects(idx)
 			if commit == head {
-				return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree)}, nil
+				return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree), fixed: true}, nil
 			}
 			if err := headTree(); err != nil {
 				idx.Close()
 				return nil, err
 			}
 			if tree == t.tree {
-				return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree)}, nil
+				return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree), fixed: true}, nil
 			}
 			stale = idx
 		case errors.Is(err, ErrLocked):
@@ -111,9 +114,9 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 			if idx, rerr := openGen(gen, true, timeout); rerr == nil {
 				_, tree := reflects(idx)
 				if tree == t.tree { // another process caught it up
-					return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree)}, nil
+					return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree), fixed: true}, nil
 				}
-				return &Index{idx: idx, shared: memoOf(gen, tree), note: fmt.Sprintf("the index is behind HEAD (%v); results may miss recent learnings", err)}, nil
+				return &Index{idx: idx, shared: memoOf(gen, tree), fixed: true, note: fmt.Sprintf("the index is behind HEAD (%v); results may miss recent learnings", err)}, nil
 			}
 		}
 	}

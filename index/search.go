@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,6 +60,8 @@ type Hit struct {
 	Snippet string          `json:"snippet,omitempty"`
 	// Marks are the byte ranges of matched words in Snippet.
 	Marks [][2]int `json:"-"`
+	// id is the learning's internal id in the index that found it (Among)
+	id bleveindex.IndexInternalID
 }
 
 // Result is what a search found.
@@ -391,7 +394,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	res := &Result{Total: sr.Total, Source: "index", Note: ix.note}
 	for _, h := range sr.Hits {
-		hit := Hit{Doc: ix.memo().doc(h.ID, h.Fields), Score: h.Score}
+		hit := Hit{Doc: ix.memo().doc(h.ID, h.Fields), Score: h.Score, id: slices.Clone(h.IndexInternalID)}
 		if !q.Bare {
 			ix.explain(&hit, words, q.Snippets)
 		}

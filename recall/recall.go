@@ -251,15 +251,11 @@ func search(ctx context.Context, ix *index.Index, topics []Topic, scope []string
 		}
 		return out, nil
 	}
-	paths := make([]string, len(first.Hits))
-	for i, h := range first.Hits {
-		paths[i] = h.Path
-	}
 	qs := make([]index.Query, len(topics))
 	for i, tp := range topics {
 		qs[i] = ask(tp)
 	}
-	return ix.Among(ctx, qs, paths)
+	return ix.Among(ctx, qs, first.Hits)
 }
 
 // assessAll explains each hit against every topic (and a prompt's clauses) and keeps, per
