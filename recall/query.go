@@ -223,8 +223,38 @@ func inQuote(s string, stack []int) bool {
 }
 
 // StartTopics are the queries of a session start: the branch (not main or master), each
-// recent commit subject, and the files the commits touched.
+// recent commit subject, and the files the commits touched. What it returns is shared: the
+// caller does not change it.
 func StartTopics(w Workspace) []Topic {
+	key := w.Branch + "\x00" + strings.Join(w.Subjects, "\x01") + "\x00" + strings.Join(w.Files, "\x01")
+	startTopics.Lock()
+	tps, ok := startTopics.m[key]
+	startTopics.Unlock()
+	if ok {
+		return tps
+	}
+	tps = startTopicsOf(w)
+	startTopics.Lock()
+	defer startTopics.Unlock()
+	if startTopics.m == nil || len(startTopics.m) >= maxStartTopics {
+		startTopics.m = map[string][]Topic{}
+	}
+	startTopics.m[key] = tps
+	return tps
+}
+
+// startTopics keeps, for the life of the process, the topics of the session starts it
+// answered, by what they were made of: they follow from a workspace's branch, subjects and
+// files alone, and a resident engine (package hooks/resident) answers a project's session
+// starts one after another, analyzing the same words again (0.2–0.26 ms of each hook).
+var startTopics struct {
+	sync.Mutex
+	m map[string][]Topic
+}
+
+const maxStartTopics = 64
+
+func startTopicsOf(w Workspace) []Topic {
 	var out []Topic
 	add := func(tp Topic) {
 		if len(tp.Terms) > 0 {

@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -48,5 +49,29 @@ func TestStartTopicsFindingNothing(t *testing.T) {
 				t.Fatalf("injected %v", res.IDs())
 			}
 		})
+	}
+}
+
+// TestStartTopicsKept: the topics of a workspace are made once per process and kept by what
+// they are made of; a workspace that differs in its branch, a subject, a file or where one
+// list ends and the next begins gets its own.
+func TestStartTopicsKept(t *testing.T) {
+	base := workspace.Workspace{Branch: "feat/refunds", Subjects: []string{"add refunded_at column", "backfill refunds"},
+		Files: []string{"db/migrations/0042_refunds.sql"}}
+	first := StartTopics(base)
+	if again := StartTopics(base); len(again) == 0 || &again[0] != &first[0] {
+		t.Fatal("the same workspace's topics were made again")
+	}
+	others := []workspace.Workspace{
+		{Branch: "feat/returns", Subjects: base.Subjects, Files: base.Files},
+		{Branch: base.Branch, Subjects: []string{"add refunded_at column", "backfill payments"}, Files: base.Files},
+		{Branch: base.Branch, Subjects: base.Subjects, Files: []string{"db/migrations/0043_refunds.sql"}},
+		{Branch: base.Branch, Subjects: base.Subjects[:1], Files: []string{"backfill refunds", "db/migrations/0042_refunds.sql"}},
+	}
+	for _, w := range others {
+		got, want := StartTopics(w), startTopicsOf(w)
+		if !reflect.DeepEqual(got, want) || reflect.DeepEqual(got, first) {
+			t.Errorf("%+v: topics %v, want %v", w, got, want)
+		}
 	}
 }
