@@ -50,6 +50,14 @@ func init() {
 		panic(err)
 	}
 	if err := registry.RegisterAnalyzer(analyzerName, func(_ map[string]any, cache *registry.Cache) (analysis.Analyzer, error) {
+		// built once per process: bleve builds a mapping's analyzers at every open of an
+		// index (its mapping is read back from the index), and loading the stop words was a
+		// tenth of an open (BenchmarkStartHook, pprof); what it builds holds no state
+		built.Lock()
+		defer built.Unlock()
+		if built.analyzer != nil {
+			return built.analyzer, nil
+		}
 		tok, err := cache.TokenizerNamed(tokenizerName)
 		if err != nil {
 			return nil, err
@@ -62,10 +70,17 @@ func init() {
 			}
 			filters = append(filters, f)
 		}
-		return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
+		built.analyzer = &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}
+		return built.analyzer, nil
 	}); err != nil {
 		panic(err)
 	}
+}
+
+// built is the analyzer, once built.
+var built struct {
+	sync.Mutex
+	analyzer analysis.Analyzer
 }
 
 // codeTokenizer cuts text into words and identifiers (see analyzerName). A whole identifier
