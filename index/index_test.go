@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/util"
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/testenv"
@@ -300,4 +303,39 @@ func TestHitsCarryAnchors(t *testing.T) {
 		t.Fatalf("without the index: %v, source %v", err, res)
 	}
 	check(res)
+}
+
+// TestMappingParsedOnce: the mapping bleve reads back at each open is parsed once, and a
+// mapping of other bytes is parsed as it reads.
+func TestMappingParsedOnce(t *testing.T) {
+	ctx := context.Background()
+	r := fixtureRepo(t)
+	var seen []mapping.IndexMapping
+	for range 2 {
+		ix, err := Open(ctx, r, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, ix.idx.Mapping())
+		if res, err := ix.Search(ctx, Query{Text: "postgres"}); err != nil || len(res.Hits) == 0 {
+			t.Fatalf("search: %v, %v", res, err)
+		}
+		ix.Close()
+	}
+	if seen[0] != seen[1] {
+		t.Error("the mapping was parsed at each open")
+	}
+	other := newMapping().(*mapping.IndexMappingImpl)
+	other.DefaultAnalyzer = "standard"
+	data, err := json.Marshal(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *mapping.IndexMappingImpl
+	if err := util.UnmarshalJSON(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got == seen[0] || got.DefaultAnalyzer != "standard" {
+		t.Errorf("another mapping read as %p (default analyzer %q), the kept one is %p", got, got.DefaultAnalyzer, seen[0])
+	}
 }
