@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/workspace"
@@ -316,5 +317,40 @@ func TestHashBudget(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a FIFO blocked the check")
+	}
+}
+
+// TestLatest: the work tree recorded last is the latest, read again: none before any is
+// recorded, the other project's once it is recorded after, and none once it is no longer
+// that project.
+func TestLatest(t *testing.T) {
+	testenv.SetHome(t)
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws, ok := Latest(r); ok {
+		t.Fatalf("latest of none: %+v", ws)
+	}
+	shop, _ := project(t)
+	other := t.TempDir()
+	git(t, other, "init", "-q", "-b", "main")
+	git(t, other, "remote", "add", "origin", "https://github.com/acme/other.git")
+	for _, dir := range []string{shop, other} {
+		ws, err := workspace.Read(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Remember(r, ws); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := Latest(r); !ok || got.Root != ws.Root || got.Project != ws.Project {
+			t.Fatalf("latest after %s: %+v, %v", ws.Project, got, ok)
+		}
+	}
+	git(t, other, "remote", "set-url", "origin", "https://github.com/acme/moved.git")
+	if ws, ok := Latest(r); ok {
+		t.Fatalf("latest, its checkout now another project's: %+v", ws)
 	}
 }

@@ -89,6 +89,16 @@ func Find(r *gitstore.Repo, project, dir string) (workspace.Workspace, bool) {
 	return workspace.Workspace{}, false
 }
 
+// Latest returns the work tree of the project whose checkout was recorded last (Remember),
+// read again and checked to still be that project.
+func Latest(r *gitstore.Repo) (workspace.Workspace, bool) {
+	rs := readRoots(r)
+	if len(rs.Order) == 0 {
+		return workspace.Workspace{}, false
+	}
+	return Find(r, rs.Order[len(rs.Order)-1], "")
+}
+
 // Projects lists the projects this machine knows the work tree of, sorted.
 func Projects(r *gitstore.Repo) []string {
 	var out []string

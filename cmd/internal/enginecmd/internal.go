@@ -128,7 +128,8 @@ func (a *app) stayResident(ctx context.Context, r *gitstore.Repo) error {
 			}
 		}
 	}
-	warm := func() { hookengine.Warm(ctx, r) }
-	_, err = resident.Serve(ctx, r.StateDir(), self, idle, hooks.OpenLogStaying(r), warm, answer)
+	log := hooks.OpenLogStaying(r)
+	warm := func() { log.Debug("resident: warmed", "recalls", hookengine.Warm(ctx, r)) }
+	_, err = resident.Serve(ctx, r.StateDir(), self, idle, log, warm, answer)
 	return err
 }
