@@ -355,10 +355,18 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	switch e.Event {
 	case "SessionStart":
 		// what a session start sets going besides its recall is worked out while recall runs:
-		// reading the queue's folder, the teams' and the history importer's state was 0.2 ms
-		// of the hook in a resident engine
+		// reading the remote's setting, the teams' and the queue's folders was 0.2 ms of the
+		// hook in a resident engine (a panic there costs none of them, as one in dispatch)
 		besides := make(chan startBesides, 1)
-		go func() { besides <- e.startBesides() }()
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					e.log.Error("hook: what a session start starts besides", "panic", v)
+					besides <- startBesides{}
+				}
+			}()
+			besides <- e.startBesides()
+		}()
 		out, err := e.recall(ctx, "")
 		// where the last session left off, put before what it taught; read after recall,
 		// which reads the workspace while the index opens (handoffBlock reuses it)
@@ -373,10 +381,13 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 		if b.drain {
 			e.background("drain") // turn earlier sessions into learnings, off the agent's path
 		}
-		if b.history != nil {
+		if e.cfg.History.Watch > 0 {
 			// the session's history importer, started here rather than by its first Stop:
-			// starting a process costs ~0.5 ms, a seventh of a Stop hook, a fortieth of this one
-			e.afterwards(b.history...)
+			// starting a process costs ~0.5 ms, a seventh of a Stop hook, a fortieth of this one;
+			// poked after recall, which an importer woken by the poke would compete with
+			if args := e.importHistory(); args != nil {
+				e.afterwards(args...)
+			}
 		}
 		return out, err
 	case "UserPromptSubmit":
@@ -475,23 +486,19 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 	return res.err
 }
 
-// startBesides is what a session start sets going besides its recall. It reads files only,
-// none that recall reads or writes, and starts nothing itself.
+// startBesides is which background work a session start sets going besides its recall and
+// history importer: a sync, a team sync, a drain. Working it out only reads (the repository's
+// settings, the teams' and the queue's folders), nothing recall reads or writes.
 type startBesides struct {
 	sync, teams, drain bool
-	history            []string // the history importer's arguments; nil: none to start
 }
 
 func (e *event) startBesides() startBesides {
-	b := startBesides{
+	return startBesides{
 		sync:  e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "",
 		teams: len(team.Names(e.repo)) > 0,
 		drain: e.queued(),
 	}
-	if e.cfg.History.Watch > 0 {
-		b.history = e.importHistory()
-	}
-	return b
 }
 
 // importHistory returns the arguments of the process that has the session history archive
