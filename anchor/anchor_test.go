@@ -320,9 +320,9 @@ func TestHashBudget(t *testing.T) {
 	}
 }
 
-// TestLatest: the work tree recorded last is the latest, read again: none before any is
-// recorded, the other project's once it is recorded after, and none once it is no longer
-// that project.
+// TestLatest: the work tree of the project seen last is the latest, read again: none before
+// any is seen, each project's after it is seen (a project seen again after another, its
+// checkout the same, included), and none once it is no longer that project.
 func TestLatest(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
@@ -337,7 +337,7 @@ func TestLatest(t *testing.T) {
 	other := t.TempDir()
 	git(t, other, "init", "-q", "-b", "main")
 	git(t, other, "remote", "add", "origin", "https://github.com/acme/other.git")
-	for _, dir := range []string{shop, other} {
+	for _, dir := range []string{shop, other, shop, other} {
 		ws, err := workspace.Read(dir, 0)
 		if err != nil {
 			t.Fatal(err)

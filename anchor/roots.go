@@ -35,15 +35,15 @@ func readRoots(r *gitstore.Repo) roots {
 	return rs
 }
 
-// Remember records that ws's project lives at its work tree. It writes only when that is
-// news: a recall calls it on every session start and the record is read far more often
-// than it changes.
+// Remember records that ws's project lives at its work tree, and was seen last. It writes
+// only when that is news: a recall calls it on every session start and the record is read
+// far more often than it changes.
 func Remember(r *gitstore.Repo, ws workspace.Workspace) error {
 	if ws.Root == "" || ws.Project == learnings.Global {
 		return nil
 	}
 	rs := readRoots(r)
-	if rs.Projects[ws.Project] == ws.Root {
+	if rs.Projects[ws.Project] == ws.Root && len(rs.Order) > 0 && rs.Order[len(rs.Order)-1] == ws.Project {
 		return nil
 	}
 	rs.Projects[ws.Project] = ws.Root
@@ -63,7 +63,8 @@ func Remember(r *gitstore.Repo, ws workspace.Workspace) error {
 		return err
 	}
 	// without WriteState's fsyncs: a session start writes it when the project's checkout is
-	// not the one it last saw (two worktrees of one repository, taken in turn), and there the
+	// not the one it last saw (two worktrees of one repository, taken in turn) or another
+	// project was seen last (two projects taken in turn), and there the
 	// durable write was 0.8 ms of the hook's 5–6 ms in bench -recall, which alternates two
 	// checkouts of one project. A crash may lose it; the next session start in each project
 	// writes it again, and until then the learnings the drain writes of that project get no
@@ -89,8 +90,8 @@ func Find(r *gitstore.Repo, project, dir string) (workspace.Workspace, bool) {
 	return workspace.Workspace{}, false
 }
 
-// Latest returns the work tree of the project whose checkout was recorded last (Remember),
-// read again and checked to still be that project.
+// Latest returns the work tree of the project seen last (Remember), read again and checked
+// to still be that project.
 func Latest(r *gitstore.Repo) (workspace.Workspace, bool) {
 	rs := readRoots(r)
 	if len(rs.Order) == 0 {
