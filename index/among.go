@@ -13,9 +13,11 @@ import (
 )
 
 // Among answers each of qs among the learnings hits found as Search of it with their paths
-// would: the same hits in the same order, with the same scores, weights and explanations.
-// hits must be those of a search of ix with the same filters (Projects, Kinds, Tags,
-// Statuses), which Among does not apply again.
+// would: the same hits, with the same scores, weights and explanations, in the same order
+// (bleve sums a learning's matching clauses in an order of its own, so two learnings whose
+// scores are equal here may differ by a rounding there, and be ordered by it). hits must be
+// those of a search with the same filters (Projects, Kinds, Tags, Statuses), which Among
+// does not apply again; none: nothing is found.
 //
 // A session start asks one search per topic among the hits of a first search of all the
 // topics' words. As bleve searches, each was a query built and run anew: searchers for each
@@ -27,6 +29,16 @@ import (
 // learnings: 1.6–1.7 ms as searches, 0.64–0.69 ms by Among.
 func (ix *Index) Among(ctx context.Context, qs []Query, hits []Hit) ([]*Result, error) {
 	out := make([]*Result, len(qs))
+	if len(hits) == 0 { // as a search restricted to no learning (Paths empty: to none)
+		for i, q := range qs {
+			out[i] = &Result{Source: "scan", Note: ix.note}
+			if ix.idx != nil {
+				w := ix.weigh(ctx, &q)
+				out[i] = &Result{Source: "index", Note: ix.note, Weights: w.weights, Unseen: w.unseen, MaxWeight: w.maxWeight, Unit: w.unit}
+			}
+		}
+		return out, nil
+	}
 	if ix.idx == nil || slices.ContainsFunc(qs, func(q Query) bool { return len(q.Terms) == 0 }) {
 		paths := make([]string, len(hits))
 		for i, h := range hits {
@@ -134,8 +146,8 @@ type posted struct {
 }
 
 // readAt finds the learnings hits found in the index (those it does not hold are left out):
-// by the internal ids the search found them at, when the index never changes, else by their
-// paths (looking 48 up was 0.15–0.2 ms of a session start in a resident engine).
+// by the internal ids a search of this index found them at, when it never changes, else by
+// their paths (looking 48 up was 0.15–0.2 ms of a session start in a resident engine).
 func (ix *Index) readAt(rd bleveindex.IndexReader, hits []Hit) (*postings, error) {
 	n, err := rd.DocCount()
 	if err != nil {
@@ -149,7 +161,7 @@ func (ix *Index) readAt(rd bleveindex.IndexReader, hits []Hit) (*postings, error
 	var docs []doc
 	for _, h := range hits {
 		id := h.id
-		if !ix.fixed || id == nil {
+		if !ix.fixed || h.from != ix.idx || id == nil {
 			if id, err = rd.InternalID(h.Path); err != nil {
 				return nil, err
 			}

@@ -60,8 +60,9 @@ type Hit struct {
 	Snippet string          `json:"snippet,omitempty"`
 	// Marks are the byte ranges of matched words in Snippet.
 	Marks [][2]int `json:"-"`
-	// id is the learning's internal id in the index that found it (Among)
-	id bleveindex.IndexInternalID
+	// id is the learning's internal id in the index that found it, from (Among)
+	id   bleveindex.IndexInternalID
+	from bleve.Index
 }
 
 // Result is what a search found.
@@ -394,7 +395,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	res := &Result{Total: sr.Total, Source: "index", Note: ix.note}
 	for _, h := range sr.Hits {
-		hit := Hit{Doc: ix.memo().doc(h.ID, h.Fields), Score: h.Score, id: slices.Clone(h.IndexInternalID)}
+		hit := Hit{Doc: ix.memo().doc(h.ID, h.Fields), Score: h.Score, id: slices.Clone(h.IndexInternalID), from: ix.idx}
 		if !q.Bare {
 			ix.explain(&hit, words, q.Snippets)
 		}
