@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -226,7 +227,7 @@ func inQuote(s string, stack []int) bool {
 // recent commit subject, and the files the commits touched. What it returns is shared: the
 // caller does not change it.
 func StartTopics(w Workspace) []Topic {
-	key := w.Branch + "\x00" + strings.Join(w.Subjects, "\x01") + "\x00" + strings.Join(w.Files, "\x01")
+	key := topicsKey(w)
 	startTopics.Lock()
 	tps, ok := startTopics.m[key]
 	startTopics.Unlock()
@@ -253,6 +254,23 @@ var startTopics struct {
 }
 
 const maxStartTopics = 64
+
+// topicsKey names what a workspace's topics are made of: each part prefixed with its length,
+// so that no subject (a remote's commit may say anything) reads as two, or a list's end.
+func topicsKey(w Workspace) string {
+	var b strings.Builder
+	part := func(s string) { fmt.Fprintf(&b, "%d:%s", len(s), s) }
+	part(w.Branch)
+	fmt.Fprintf(&b, "%d;", len(w.Subjects))
+	for _, s := range w.Subjects {
+		part(s)
+	}
+	fmt.Fprintf(&b, "%d;", len(w.Files))
+	for _, f := range w.Files {
+		part(f)
+	}
+	return b.String()
+}
 
 func startTopicsOf(w Workspace) []Topic {
 	var out []Topic

@@ -67,6 +67,8 @@ func TestStartTopicsKept(t *testing.T) {
 		{Branch: base.Branch, Subjects: []string{"add refunded_at column", "backfill payments"}, Files: base.Files},
 		{Branch: base.Branch, Subjects: base.Subjects, Files: []string{"db/migrations/0043_refunds.sql"}},
 		{Branch: base.Branch, Subjects: base.Subjects[:1], Files: []string{"backfill refunds", "db/migrations/0042_refunds.sql"}},
+		{Branch: base.Branch, Subjects: []string{"add refunded_at column\x01backfill refunds"}, Files: base.Files},
+		{Branch: base.Branch + "\x00" + base.Subjects[0], Subjects: base.Subjects[1:], Files: base.Files},
 	}
 	for _, w := range others {
 		got, want := StartTopics(w), startTopicsOf(w)
