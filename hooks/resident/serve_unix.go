@@ -296,9 +296,21 @@ func run(j job, handle Handler, log *slog.Logger) {
 	j.conn.Write(out.Bytes())
 	j.conn.Close()
 	if then != nil {
+		// what the hook left for after its answer (closing the index, starting its
+		// background work) holds every later hook too: one that never returns ends the
+		// engine, as a hook past its deadline does
+		guard := time.AfterFunc(afterwards, func() {
+			log.Error("resident: a hook's work after its answer ran past its bound; leaving", "event", j.req.Event, "harness", j.req.Harness, "bound", afterwards)
+			os.Exit(3)
+		})
 		then()
+		guard.Stop()
 	}
 }
+
+// afterwards bounds what a hook leaves for after its answer: closing an index a catch-up
+// wrote waits for bleve to persist it, a few milliseconds.
+const afterwards = 10 * time.Second
 
 // apply makes this process's working directory, environment and umask the hook's.
 func apply(req Request) error {
