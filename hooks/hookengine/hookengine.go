@@ -85,7 +85,7 @@ func answer(ctx context.Context, q hooks.RecallQuery) (string, int, error) {
 // Warm runs recalls whose answers nobody reads, for no session (nothing is recorded), so
 // that what a process does once — the index's first open, the tables built at first use, the
 // pages of the code — is done before a resident engine's first hook rather than in it: a
-// prompt's, and a session start's in the project whose checkout was recorded last
+// prompt's, and a session start's in the project a session started in last
 // (anchor.Latest), the likeliest next one (another session there, or the same session started
 // again by /clear, a compaction or a resume), whose latest commits and topics the engine then
 // holds (reading them was 0.7–1.5 ms of a session start). It returns what it ran.
