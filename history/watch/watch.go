@@ -57,6 +57,9 @@ func paths(stateDir, transcript string) (marker, lock string) {
 	return filepath.Join(Dir(stateDir), name+".poke"), filepath.Join(Dir(stateDir), name+".lock")
 }
 
+// pokeHold is how long an importer waits for a session's lock a poke may hold (Watch).
+const pokeHold = 100 * time.Millisecond
+
 // Poke tells the importer watching transcript, if there is one, that the session had a turn:
 // true when one watches it (it will import what is new), false when none does (the caller
 // starts one).
@@ -108,7 +111,12 @@ func Watch(ctx context.Context, stateDir, transcript string, idle time.Duration,
 		return false, nil
 	}
 	defer slot()
-	unlock, err := lockfile.Take(ctx, lock, 0)
+	// a poke holds the lock for a moment to look whether an importer does (Poke): one that
+	// found it so held gave up, and a session start's importer, starting as the first Stop
+	// poked, left the session to the importer that Stop then started (and a test that pokes
+	// and starts none timed out, one run in ten on a busy machine). An importer holds it for
+	// minutes, so a short wait tells the two apart.
+	unlock, err := lockfile.Take(ctx, lock, pokeHold)
 	if errors.Is(err, lockfile.ErrHeld) {
 		return false, nil
 	}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reflect-memory/reflect/internal/lockfile"
 )
 
 // A poke with no importer watching says so; one watching imports again for it, and for pokes
@@ -247,5 +249,34 @@ func BenchmarkPoke(b *testing.B) {
 		if watched, err := Poke(state, transcript); err != nil || !watched {
 			b.Fatal(watched, err)
 		}
+	}
+}
+
+// TestWatchWhilePoked: an importer that starts while a poke holds the session's lock for a
+// look still watches the session (it once took the lock so held for another importer's and
+// left).
+func TestWatchWhilePoked(t *testing.T) {
+	state := t.TempDir()
+	transcript := session(t)
+	_, lock := paths(state, transcript)
+	unlock, err := lockfile.Take(context.Background(), lock, 0) // the poke's look
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var runs atomic.Int32
+	done := make(chan bool, 1)
+	go func() {
+		watched, _ := Watch(ctx, state, transcript, time.Hour, func() error { runs.Add(1); return nil }, func(err error) { t.Error(err) })
+		done <- watched
+	}()
+	time.Sleep(10 * time.Millisecond)
+	unlock()
+	waitFor(t, func() bool { watched, _ := Poke(state, transcript); return watched })
+	waitFor(t, func() bool { return runs.Load() >= 1 })
+	cancel()
+	if !<-done {
+		t.Error("the importer did not watch")
 	}
 }
