@@ -153,7 +153,7 @@ func (ix *Index) readAt(rd bleveindex.IndexReader, hits []Hit) (*postings, error
 	if err != nil {
 		return nil, err
 	}
-	p := &postings{n: n, avg: map[string]float64{}, read: map[[2]string]*posted{}}
+	p := &postings{n: n, read: map[[2]string]*posted{}}
 	type doc struct {
 		path string
 		id   bleveindex.IndexInternalID
@@ -174,18 +174,8 @@ func (ix *Index) readAt(rd bleveindex.IndexReader, hits []Hit) (*postings, error
 	for _, d := range docs {
 		p.paths, p.ids = append(p.paths, d.path), append(p.ids, d.id)
 	}
-	// as bleve's term searcher (bm25ScoreMetrics): the field's cardinality over the count of
-	// learnings, rounded up; a field that holds no word is scored by tf-idf
-	if br, ok := rd.(bleveindex.BM25Reader); ok && n > 0 {
-		for _, f := range textFields {
-			card, err := br.FieldCardinality(f)
-			if err != nil {
-				return nil, err
-			}
-			p.avg[f] = math.Ceil(float64(card) / float64(n))
-		}
-	}
-	return p, nil
+	p.avg, err = fieldAverages(rd, n)
+	return p, err
 }
 
 // want asks for word's postings in field.
@@ -282,12 +272,7 @@ func (p *postings) score(q Query) []scored {
 			if c.postings != nil {
 				df = c.postings.df
 			}
-			// as bleve's term scorer (computeIDF)
-			if c.avg > 0 {
-				c.idf = math.Log(1 + (float64(p.n)-float64(df)+0.5)/(float64(df)+0.5))
-			} else {
-				c.idf = 1.0 + math.Log(float64(p.n)/float64(df+1.0))
-			}
+			c.idf = termIDF(p.n, df, c.avg)
 			w := c.boost * c.idf
 			sumSq += w * w
 			clauses = append(clauses, c)

@@ -669,23 +669,43 @@ func (ix *Index) counts(ctx context.Context, terms, scope []string) counts {
 // searcher computes it (BM25 when the field holds any word, else its tf-idf fallback); nil
 // when the reader cannot say.
 func zeroIDF(rd bleveindex.IndexReader, n uint64) map[string]float64 {
+	avg, err := fieldAverages(rd, n)
+	if err != nil || avg == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(textFields))
+	for _, f := range textFields {
+		out[f] = termIDF(n, 0, avg[f])
+	}
+	return out
+}
+
+// fieldAverages is, by text field, the average length bleve's term searcher scores BM25 with
+// (bm25ScoreMetrics): the field's cardinality over the count of learnings, rounded up; 0 for
+// a field that holds no word, which it scores by tf-idf. nil when the reader cannot say.
+func fieldAverages(rd bleveindex.IndexReader, n uint64) (map[string]float64, error) {
 	br, ok := rd.(bleveindex.BM25Reader)
 	if !ok || n == 0 {
-		return nil
+		return nil, nil
 	}
 	out := make(map[string]float64, len(textFields))
 	for _, f := range textFields {
 		card, err := br.FieldCardinality(f)
 		if err != nil {
-			return nil
+			return nil, err
 		}
-		if math.Ceil(float64(card)/float64(n)) > 0 {
-			out[f] = idfOf(float64(n), 0)
-		} else {
-			out[f] = 1 + math.Log(float64(n))
-		}
+		out[f] = math.Ceil(float64(card) / float64(n))
 	}
-	return out
+	return out, nil
+}
+
+// termIDF is the idf bleve's term scorer gives a word df of n learnings hold in a field of
+// average length avg (computeIDF): BM25's (idfOf), or tf-idf's in a field that holds no word.
+func termIDF(n, df uint64, avg float64) float64 {
+	if avg > 0 {
+		return idfOf(float64(n), float64(df))
+	}
+	return 1 + math.Log(float64(n)/float64(df+1))
 }
 
 func hasKey(m map[string]uint64, k string) bool { _, ok := m[k]; return ok }
