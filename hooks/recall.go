@@ -59,7 +59,7 @@ func (e *event) recall(ctx context.Context, prompt string) (*Output, error) {
 	}
 	text, n, err := e.engine.Recall(ctx, RecallQuery{Repo: e.repo, Config: e.cfg, Harness: e.harness,
 		Session: e.SessionID, Cwd: e.CWD, Prompt: prompt, Now: e.now, Workspace: e.workspace, Background: e.background,
-		Answered: e.settle})
+		Answered: e.answered})
 	if err != nil {
 		return nil, err
 	}

@@ -102,19 +102,19 @@ type SpecificOutput struct {
 // event is one hook invocation in progress.
 type event struct {
 	Payload
-	harness string // claude-code | codex
-	repo    *gitstore.Repo
-	cfg     config.Config
-	log     *slog.Logger
-	now     time.Time
-	report  *report
-	spawn   func(args ...string) // Options.Background
-	settle  func(func())         // Options.Answered, or doing at once
-	ws      *workspace.Workspace // the session's directory, read once (see workspace())
-	engine  *Engine              // Options.Engine
-	mu      sync.Mutex
-	later   [][]string      // background commands started as the hook ends (afterwards)
-	handoff handoff.Written // what a capture staged of the session's handoff
+	harness  string // claude-code | codex
+	repo     *gitstore.Repo
+	cfg      config.Config
+	log      *slog.Logger
+	now      time.Time
+	report   *report
+	spawn    func(args ...string) // Options.Background
+	answered func(func())         // Options.Answered, or doing at once
+	ws       *workspace.Workspace // the session's directory, read once (see workspace())
+	engine   *Engine              // Options.Engine
+	mu       sync.Mutex
+	later    [][]string      // background commands started as the hook ends (afterwards)
+	handoff  handoff.Written // what a capture staged of the session's handoff
 }
 
 // report is what the hook did, kept in last-event.json for the status line and status.
@@ -230,9 +230,9 @@ func Run(ctx context.Context, o Options) {
 	}
 	e := &event{Payload: p, harness: harness, repo: r, cfg: cfg, log: log, now: start,
 		report: &report{Event: p.Event, Harness: harness, Session: p.SessionID, At: start.UTC(), Resident: o.Resident},
-		spawn:  o.Background, engine: o.Engine, settle: o.Answered}
-	if e.settle == nil {
-		e.settle = func(f func()) { f() }
+		spawn:  o.Background, engine: o.Engine, answered: o.Answered}
+	if e.answered == nil {
+		e.answered = func(f func()) { f() }
 	}
 
 	deadline := e.cfg.Hooks.CaptureTimeout.Std()
