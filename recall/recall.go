@@ -434,6 +434,8 @@ func pick(res *Result, seen map[string]bool, cfg config.Recall, g Gates, trust f
 			c.Rule, c.Why = "floor", fmt.Sprintf("its text scores %.2f on a topic that gave a learning already, under %.0f%% of that one's (%.2f)", c.Score, 100*g.SameTopic, first)
 		case over != "" && c.Score < g.SameTopic*overScore:
 			c.Rule, c.Why = "floor", fmt.Sprintf("its text scores %.2f on a topic whose query scores %s, injected already, %.2f: under %.0f%% of it", c.Score, over, overScore, 100*g.SameTopic)
+		case res.Kind == "start" && len(res.Injected) > 0 && !strings.HasPrefix(c.Topic, "branch:") && (rule == "match" || rule == "best match") && c.Coverage < g.Further && c.Rarity < g.StrongRarity:
+			c.Rule, c.Why = "further", fmt.Sprintf("a session start's learning after the first must match %.0f%% of its topic, or words of rarity %.0f: %s", 100*g.Further, g.StrongRarity, strings.TrimPrefix(why, "matches "))
 		case len(res.Injected) >= cfg.MaxLearnings:
 			c.Rule, c.Why = "budget", fmt.Sprintf("over the budget of %d learnings", cfg.MaxLearnings)
 		case utf8.RuneCountInString(Render(append(append([]Candidate(nil), res.Injected...), *c), cfg.MaxChars)) > cfg.MaxChars:

@@ -343,6 +343,44 @@ func TestPickSameTopic(t *testing.T) {
 	}
 }
 
+// TestPickFurther: at a session start a learning after the first that qualified on words
+// (match, best match) is kept only when it matches Further of its topic or words of
+// StrongRarity, or matched the branch: the work the session is named for. A prompt's, an
+// identifier's and a touched file's are not held to it.
+func TestPickFurther(t *testing.T) {
+	cand := func(id, topic, rule string, cov, rarity float64) Candidate {
+		c := Candidate{Hit: index.Hit{Doc: index.Doc{ID: id, Title: id}, Score: 10}, Topic: topic, Coverage: cov, Rarity: rarity, Relative: 1, Final: 10}
+		switch rule {
+		case "file":
+			c.Topic, c.Matches = "files", []Match{{Said: "a/b.yml", Kind: string(Whole), Weight: 1, Strength: 1}}
+		case "identifier":
+			c.Matches = []Match{{Said: "days_ago", Kind: string(Whole), Weight: 1, Strength: 1}}
+		}
+		return c
+	}
+	first := cand("a", "commit: x", "", 1, 3)
+	cases := []struct {
+		name, kind string
+		c          Candidate
+		kept       bool
+	}{
+		{"a commit's, part of it", "start", cand("b", "commit: y", "", 0.6, 2), false},
+		{"a commit's, most of it", "start", cand("b", "commit: y", "", 0.75, 2), true},
+		{"a commit's, rare words", "start", cand("b", "commit: y", "", 0.6, 3), true},
+		{"the branch's", "start", cand("b", "branch: y", "", 0.6, 2), true},
+		{"a touched file", "start", cand("b", "", "file", 0.3, 1), true},
+		{"an identifier", "start", cand("b", "commit: y", "identifier", 0.3, 1), true},
+		{"a prompt's", "prompt", cand("b", "prompt", "", 0.6, 2), true},
+	}
+	for _, c := range cases {
+		out := &Result{Kind: c.kind, Candidates: []Candidate{first, c.c}}
+		pick(out, nil, config.Recall{MaxLearnings: 3, MaxChars: 1500, MinCoverage: 0.4}, DefaultGates(), nil)
+		if kept := len(out.Injected) == 2; kept != c.kept {
+			t.Errorf("%s: kept %v (%s: %s), want %v", c.name, kept, out.Candidates[1].Rule, out.Candidates[1].Why, c.kept)
+		}
+	}
+}
+
 // TestClauses: a prompt is cut into the requests it makes at sentence ends, lines,
 // semicolons, commas and "and"/"then", but not inside brackets or quotes, where commas and
 // colons separate a call's arguments or an error message's parts (7 of the relevance sets'
