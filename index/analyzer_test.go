@@ -155,7 +155,7 @@ func TestBaseFormsApart(t *testing.T) {
 }
 
 // analyzed is tokens, whether or not an earlier search analyzed the same text, and holds no
-// more than maxAnalyzedBytes.
+// more than its bound (8 MB).
 func TestAnalyzedTexts(t *testing.T) {
 	texts := []string{"Use r.PathValue in Go 1.22 handlers", "pipeline_state.watermark", "", "CREATE INDEX CONCURRENTLY"}
 	for range 2 {
@@ -169,10 +169,7 @@ func TestAnalyzedTexts(t *testing.T) {
 	for i := range 400 {
 		analyzed(fmt.Sprint(i, " ", body))
 	}
-	analyzedTexts.Lock()
-	size := analyzedTexts.size
-	analyzedTexts.Unlock()
-	if size > maxAnalyzedBytes {
-		t.Errorf("holds %d bytes, more than %d", size, maxAnalyzedBytes)
+	if size := analyzedTexts.Size(); size > analyzedTexts.Max {
+		t.Errorf("holds %d bytes, more than %d", size, analyzedTexts.Max)
 	}
 }

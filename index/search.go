@@ -10,6 +10,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/reflect-memory/reflect/internal/bounded"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -583,38 +585,23 @@ func (m *memo) fieldTokens(d Doc, field string) []token {
 // hooks/resident) opens the index afresh for every hook, and the learnings a project's prompts
 // find are mostly the same few: analyzing their fields again was a quarter of a prompt's hook
 // in process (0.33 of 1.48 ms at 10,000 learnings, BenchmarkRecallHook). It is emptied when
-// what it holds passes maxAnalyzedBytes (a learning's body may be 32 KB, its words ~10 times
+// what it holds passes 8 MB (a learning's body may be 32 KB, its words ~10 times
 // that in tokens, so a count of texts bounded nothing).
-var analyzedTexts struct {
-	sync.Mutex
-	m    map[string][]token
-	size int // bytes: the texts and their tokens, roughly
-}
-
-const maxAnalyzedBytes = 8 << 20
-
-// analyzed is tokens(text), from analyzedTexts when an earlier search analyzed the same text.
-func analyzed(text string) []token {
-	analyzedTexts.Lock()
-	ts, ok := analyzedTexts.m[text]
-	analyzedTexts.Unlock()
-	if ok {
-		return ts
-	}
-	ts = tokens(text)
-	size := len(text) + len(ts)*int(unsafe.Sizeof(token{}))
+var analyzedTexts = bounded.Map[string, []token]{Max: 8 << 20, Cost: func(text string, ts []token) int {
+	size := len(text) + len(ts)*int(unsafe.Sizeof(token{})) // bytes: the text and its tokens, roughly
 	for _, t := range ts {
 		size += len(t.term)
 	}
-	analyzedTexts.Lock()
-	if analyzedTexts.m == nil || analyzedTexts.size+size > maxAnalyzedBytes {
-		analyzedTexts.m, analyzedTexts.size = make(map[string][]token, 64), 0
+	return size
+}}
+
+// analyzed is tokens(text), from analyzedTexts when an earlier search analyzed the same text.
+func analyzed(text string) []token {
+	if ts, ok := analyzedTexts.Get(text); ok {
+		return ts
 	}
-	if size <= maxAnalyzedBytes {
-		analyzedTexts.m[text] = ts
-		analyzedTexts.size += size
-	}
-	analyzedTexts.Unlock()
+	ts := tokens(text)
+	analyzedTexts.Put(text, ts)
 	return ts
 }
 
