@@ -184,13 +184,16 @@ func (r *Repo) RemoveVolatileState(rel string) error {
 	return nil
 }
 
+// spareSuffix ends the name of the spare file swapWrite keeps beside a state file.
+const spareSuffix = ".spare"
+
 // spareOf is the spare file swapWrite keeps beside the state file dst.
-func spareOf(dst string) string { return dst + ".spare" }
+func spareOf(dst string) string { return dst + spareSuffix }
 
 // IsSpare reports whether the state file named name is the spare WriteVolatileState keeps
 // beside a file it writes (the file's previous content, or none): not a record of its own
 // to whoever lists a state directory.
-func IsSpare(name string) bool { return strings.HasSuffix(name, ".spare") }
+func IsSpare(name string) bool { return strings.HasSuffix(name, spareSuffix) }
 
 // stateFile is the path of rel under .git/reflect.
 func (r *Repo) stateFile(rel string) string {
