@@ -9,6 +9,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/reflect-memory/reflect/gitstore"
 	indexlayout "github.com/reflect-memory/reflect/index/layout"
 	"github.com/reflect-memory/reflect/learnings"
@@ -54,6 +55,12 @@ func (ix *Index) Close() error {
 	return ix.idx.Close()
 }
 
+// readOnly is the Index of gen opened read-only at the learnings tree it reflects: fixed, and
+// sharing that state's memo.
+func readOnly(idx bleve.Index, gen string, tree plumbing.Hash, fresh bool, note string) *Index {
+	return &Index{idx: idx, Fresh: fresh, shared: memoOf(gen, tree), fixed: true, note: note}
+}
+
 // Open opens the index of r for searching, first bringing it up to HEAD. It fails only
 // when git cannot be read; any trouble with the index itself (missing, corrupt, locked
 // by a writer for longer than opts.LockTimeout) makes it scan git instead and say so.
@@ -82,14 +89,14 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 		case err == nil:
 			commit, tree := reflects(idx)
 			if commit == head {
-				return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree), fixed: true}, nil
+				return readOnly(idx, gen, tree, true, ""), nil
 			}
 			if err := headTree(); err != nil {
 				idx.Close()
 				return nil, err
 			}
 			if tree == t.tree {
-				return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree), fixed: true}, nil
+				return readOnly(idx, gen, tree, true, ""), nil
 			}
 			stale = idx
 		case errors.Is(err, ErrLocked):
@@ -114,9 +121,9 @@ func Open(ctx context.Context, r *gitstore.Repo, opts Options) (*Index, error) {
 			if idx, rerr := openGen(gen, true, timeout); rerr == nil {
 				_, tree := reflects(idx)
 				if tree == t.tree { // another process caught it up
-					return &Index{idx: idx, Fresh: true, shared: memoOf(gen, tree), fixed: true}, nil
+					return readOnly(idx, gen, tree, true, ""), nil
 				}
-				return &Index{idx: idx, shared: memoOf(gen, tree), fixed: true, note: fmt.Sprintf("the index is behind HEAD (%v); results may miss recent learnings", err)}, nil
+				return readOnly(idx, gen, tree, false, fmt.Sprintf("the index is behind HEAD (%v); results may miss recent learnings", err)), nil
 			}
 		}
 	}
