@@ -40,10 +40,7 @@ func (ix *Index) Among(ctx context.Context, qs []Query, hits []Hit) ([]*Result, 
 		return out, nil
 	}
 	if ix.idx == nil || slices.ContainsFunc(qs, func(q Query) bool { return len(q.Terms) == 0 }) {
-		paths := make([]string, len(hits))
-		for i, h := range hits {
-			paths[i] = h.Path
-		}
+		paths := pathsOf(hits)
 		for i, q := range qs { // a scan, or a person's query text: bleve's own parsing
 			q.Paths = paths
 			res, err := ix.Search(ctx, q)
@@ -315,4 +312,13 @@ func (p *postings) score(q Query) []scored {
 		return 0
 	})
 	return out
+}
+
+// pathsOf are the paths of hits, in their order.
+func pathsOf(hits []Hit) []string {
+	paths := make([]string, len(hits))
+	for i, h := range hits {
+		paths[i] = h.Path
+	}
+	return paths
 }

@@ -139,11 +139,7 @@ func compareAmong(t *testing.T, ix *Index, qs []fixtures.RelQuery, name string) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		var paths []string
-		for _, h := range first.Hits {
-			paths = append(paths, h.Path)
-		}
-		if len(paths) == 0 {
+		if len(first.Hits) == 0 {
 			continue // recall asks no topic then
 		}
 		for i := range topics {
@@ -163,10 +159,7 @@ func compareAmong(t *testing.T, ix *Index, qs []fixtures.RelQuery, name string) 
 func compareOne(t *testing.T, ix *Index, name string, qs []Query, hits []Hit) (compared, truncated int) {
 	t.Helper()
 	ctx := context.Background()
-	var paths []string
-	for _, h := range hits {
-		paths = append(paths, h.Path)
-	}
+	paths := pathsOf(hits)
 	got, err := ix.Among(ctx, qs, hits)
 	if err != nil {
 		t.Fatal(err)

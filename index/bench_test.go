@@ -134,10 +134,7 @@ func BenchmarkAmong(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var paths []string
-	for _, h := range first.Hits {
-		paths = append(paths, h.Path)
-	}
+	paths := pathsOf(first.Hits)
 	b.Run("among", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := ix.Among(ctx, qs, first.Hits); err != nil {
