@@ -385,9 +385,7 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 			// the session's history importer, started here rather than by its first Stop:
 			// starting a process costs ~0.5 ms, a seventh of a Stop hook, a fortieth of this one;
 			// poked after recall, which an importer woken by the poke would compete with
-			if args := e.importHistory(); args != nil {
-				e.afterwards(args...)
-			}
+			e.importHistory()
 		}
 		return out, err
 	case "UserPromptSubmit":
@@ -406,9 +404,7 @@ func (e *event) dispatch(ctx context.Context) (*Output, error) {
 	case "PreCompact":
 		return nil, e.capture(ctx, queue.TriggerPreCompact)
 	case "Stop":
-		if args := e.importHistory(); args != nil {
-			e.afterwards(args...)
-		}
+		e.importHistory()
 		return nil, e.capture(ctx, queue.TriggerStop)
 	case "SessionEnd":
 		return nil, e.capture(ctx, queue.TriggerSessionEnd)
@@ -501,15 +497,14 @@ func (e *event) startBesides() startBesides {
 	}
 }
 
-// importHistory returns the arguments of the process that has the session history archive
-// the transcript as it grows, off the agent's path, or nil when there is none to start: the
-// importer that watches the session imports the new turn when one does (a poke, package
-// watch), else one is started, which then watches the session for history.watch. It is
-// started once the hook's own work is done (afterwards), so that the engine's start-up does
+// importHistory has the session history archive the transcript as it grows, off the agent's
+// path: the importer that watches the session imports the new turn when one does (a poke,
+// package watch), else one is started, which then watches the session for history.watch. It
+// is started once the hook's own work is done (afterwards), so that the engine's start-up does
 // not compete with it for the machine's cores.
-func (e *event) importHistory() []string {
+func (e *event) importHistory() {
 	if e.TranscriptPath == "" {
-		return nil
+		return
 	}
 	args := []string{"history", "import", "--transcript", e.TranscriptPath}
 	if w := e.cfg.History.Watch.Std(); w > 0 {
@@ -518,11 +513,11 @@ func (e *event) importHistory() []string {
 			e.log.Warn("history: poke the importer", "err", err)
 		}
 		if watched {
-			return nil
+			return
 		}
 		args = append(args, "--watch", w.String())
 	}
-	return args
+	e.afterwards(args...)
 }
 
 // afterwards starts `reflect ARGS…` detached as the hook ends, after last-event.json: a
