@@ -246,10 +246,7 @@ func Rename(personal *gitstore.Repo, old, new string) error {
 	if !isClone(Dir(personal, old)) {
 		return fmt.Errorf("%w %q", ErrUnknown, old)
 	}
-	if isClone(Dir(personal, new)) {
-		return fmt.Errorf("%w: %q", ErrExists, new)
-	}
-	if err := clear(Dir(personal, new), new); err != nil {
+	if err := clear(Dir(personal, new), new); err != nil { // a clone there is ErrExists
 		return err
 	}
 	return os.Rename(Dir(personal, old), Dir(personal, new))
