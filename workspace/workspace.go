@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-git/gcfg"
@@ -28,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
+	"github.com/reflect-memory/reflect/internal/bounded"
 	"github.com/reflect-memory/reflect/internal/gitobjects"
 	"github.com/reflect-memory/reflect/learnings"
 )
@@ -288,7 +288,7 @@ func (w *Workspace) subjects(n int) []string {
 	// what one diff read the next is given (half the trees read)
 	rd := &reads{repo: repo, commits: map[plumbing.Hash]*object.Commit{}, trees: map[plumbing.Hash]map[string]object.TreeEntry{}}
 	for walked := 0; len(out) < n && walked < maxWalk; walked++ {
-		cr, ok := readCommits.get(id)
+		cr, ok := readCommits.Get(id)
 		if !ok {
 			c, err := rd.commit(id)
 			if err != nil {
@@ -301,13 +301,13 @@ func (w *Workspace) subjects(n int) []string {
 			}
 			switch {
 			case merge(cr.subject):
-				readCommits.put(id, cr) // a merge's files are not asked for
+				readCommits.Put(id, cr) // a merge's files are not asked for
 			case cut || len(w.Files) >= maxFiles || ctx.Err() != nil:
 				cut = true
 			default:
 				var whole bool
 				if cr.files, whole = touched(ctx, rd, c); whole {
-					readCommits.put(id, cr)
+					readCommits.Put(id, cr)
 				} else {
 					cut = cut || ctx.Err() != nil
 				}
@@ -351,31 +351,8 @@ type commitRead struct {
 // id, so what it holds is never stale. A resident engine (package hooks/resident) answers a
 // project's session starts one after another, each reading the same latest commits and
 // diffing their trees again: 1 ms of BenchmarkStartHook's 5.1 (4.0 with it, medians of three
-// interleaved runs). It empties at maxReadCommits commits.
-var readCommits commitCache
-
-const maxReadCommits = 1024
-
-type commitCache struct {
-	mu sync.Mutex
-	m  map[plumbing.Hash]commitRead
-}
-
-func (cc *commitCache) get(id plumbing.Hash) (commitRead, bool) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	cr, ok := cc.m[id]
-	return cr, ok
-}
-
-func (cc *commitCache) put(id plumbing.Hash, cr commitRead) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if cc.m == nil || len(cc.m) >= maxReadCommits {
-		cc.m = make(map[plumbing.Hash]commitRead, 16)
-	}
-	cc.m[id] = cr
-}
+// interleaved runs). It empties at 1,024 commits.
+var readCommits = bounded.Map[plumbing.Hash, commitRead]{Max: 1024}
 
 // reads are the commits and trees one read of a project's latest commits has read.
 type reads struct {

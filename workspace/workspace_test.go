@@ -185,7 +185,7 @@ func TestRecentCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cr, ok := readCommits.get(plumbing.NewHash(strings.TrimSpace(string(out)))); !ok || strings.Join(cr.files, " ") != "go.mod go.sum" {
+	if cr, ok := readCommits.Get(plumbing.NewHash(strings.TrimSpace(string(out)))); !ok || strings.Join(cr.files, " ") != "go.mod go.sum" {
 		t.Errorf("the go-redis commit kept: %v %+v", ok, cr)
 	}
 	again, _ := Read(dir, 5)
@@ -220,7 +220,7 @@ func TestUnreadTreeNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, _ := Read(dir, 5)
-	if _, ok := readCommits.get(plumbing.NewHash(w.Head)); ok {
+	if _, ok := readCommits.Get(plumbing.NewHash(w.Head)); ok {
 		t.Errorf("kept a commit whose tree could not be read (files %v)", w.Files)
 	}
 	if err := os.WriteFile(obj, data, 0o444); err != nil {
@@ -246,14 +246,8 @@ func newRepo(t *testing.T) string {
 // forgetCommits empties what earlier reads kept of commits, before and after the test: a
 // commit made again in the same second by another run is the same commit.
 func forgetCommits(t *testing.T) {
-	readCommits.mu.Lock()
-	readCommits.m = nil
-	readCommits.mu.Unlock()
-	t.Cleanup(func() {
-		readCommits.mu.Lock()
-		readCommits.m = nil
-		readCommits.mu.Unlock()
-	})
+	readCommits.Reset()
+	t.Cleanup(readCommits.Reset)
 }
 
 // A branch whose first parents are all merges gives no subject, and is not read back further
@@ -271,10 +265,7 @@ func TestMergesOnly(t *testing.T) {
 	if len(w.Subjects) != 0 {
 		t.Errorf("subjects %q: the first commit is %d merges back", w.Subjects, maxWalk+5)
 	}
-	readCommits.mu.Lock()
-	n := len(readCommits.m)
-	readCommits.mu.Unlock()
-	if n > maxWalk {
+	if n := readCommits.Size(); n > maxWalk {
 		t.Errorf("read %d commits, more than %d", n, maxWalk)
 	}
 }
@@ -313,9 +304,7 @@ func BenchmarkReadCold(b *testing.B) {
 		run("commit", "-q", "-m", fmt.Sprintf("change %d", i))
 	}
 	for b.Loop() {
-		readCommits.mu.Lock()
-		readCommits.m = nil
-		readCommits.mu.Unlock()
+		readCommits.Reset()
 		w, err := Read(dir, 5)
 		if err != nil || len(w.Subjects) != 5 || len(w.Files) != 15 {
 			b.Fatal(err, w.Subjects, w.Files)

@@ -47,3 +47,10 @@ func (c *Map[K, V]) Size() int {
 	defer c.mu.Unlock()
 	return c.size
 }
+
+// Reset forgets everything.
+func (c *Map[K, V]) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m, c.size = nil, 0
+}

@@ -18,6 +18,10 @@ func TestMap(t *testing.T) {
 	if v, ok := c.Get("c"); !ok || v != 3 || c.Size() != 1 {
 		t.Errorf("c: %d %v, size %d", v, ok, c.Size())
 	}
+	c.Reset()
+	if _, ok := c.Get("c"); ok || c.Size() != 0 {
+		t.Error("c kept past Reset")
+	}
 	w := Map[string, string]{Max: 4, Cost: func(k, v string) int { return len(v) }}
 	w.Put("big", "12345")
 	if _, ok := w.Get("big"); ok {
