@@ -280,10 +280,7 @@ func run(j job, handle Handler, log *slog.Logger) {
 	if err := apply(j.req); err != nil {
 		log.Warn("resident: the hook's surroundings", "err", err)
 	}
-	watchdog := time.AfterFunc(time.Until(deadline)+overrun, func() {
-		log.Error("resident: a hook ran past its deadline; leaving", "event", j.req.Event, "harness", j.req.Harness)
-		os.Exit(3)
-	})
+	watchdog := leaveAfter(time.Until(deadline)+overrun, log, "resident: a hook ran past its deadline; leaving", "event", j.req.Event, "harness", j.req.Harness)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	var out bytes.Buffer
@@ -299,13 +296,19 @@ func run(j job, handle Handler, log *slog.Logger) {
 		// what the hook left for after its answer (closing the index, starting its
 		// background work) holds every later hook too: one that never returns ends the
 		// engine, as a hook past its deadline does
-		guard := time.AfterFunc(afterwards, func() {
-			log.Error("resident: a hook's work after its answer ran past its bound; leaving", "event", j.req.Event, "harness", j.req.Harness, "bound", afterwards)
-			os.Exit(3)
-		})
+		guard := leaveAfter(afterwards, log, "resident: a hook's work after its answer ran past its bound; leaving", "event", j.req.Event, "harness", j.req.Harness, "bound", afterwards)
 		then()
 		guard.Stop()
 	}
+}
+
+// leaveAfter ends the engine, logging msg, unless the timer it returns is stopped within d: a
+// hook stuck in it would hold every later hook.
+func leaveAfter(d time.Duration, log *slog.Logger, msg string, args ...any) *time.Timer {
+	return time.AfterFunc(d, func() {
+		log.Error(msg, args...)
+		os.Exit(3)
+	})
 }
 
 // afterwards bounds what a hook leaves for after its answer: closing an index a catch-up
