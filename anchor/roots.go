@@ -75,11 +75,16 @@ func Remember(r *gitstore.Repo, ws workspace.Workspace) error {
 // Find returns the workspace of project on this machine: the directory Remember recorded
 // (or dir, when it is in the project), read again and checked to still be that project.
 func Find(r *gitstore.Repo, project, dir string) (workspace.Workspace, bool) {
+	return findIn(readRoots(r), project, dir)
+}
+
+// findIn is Find in the roots record rs.
+func findIn(rs roots, project, dir string) (workspace.Workspace, bool) {
 	var tries []string
 	if dir != "" {
 		tries = append(tries, dir)
 	}
-	if root := readRoots(r).Projects[project]; root != "" && filepath.IsAbs(root) {
+	if root := rs.Projects[project]; root != "" && filepath.IsAbs(root) {
 		tries = append(tries, root)
 	}
 	for _, d := range tries {
@@ -97,7 +102,7 @@ func Latest(r *gitstore.Repo) (workspace.Workspace, bool) {
 	if len(rs.Order) == 0 {
 		return workspace.Workspace{}, false
 	}
-	return Find(r, rs.Order[len(rs.Order)-1], "")
+	return findIn(rs, rs.Order[len(rs.Order)-1], "")
 }
 
 // Projects lists the projects this machine knows the work tree of, sorted.
