@@ -27,10 +27,7 @@ import (
 func TestHandOff(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
-	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMemory(t)
 	const answer = `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"X"}}`
 	for _, tt := range []struct {
 		name      string
@@ -117,10 +114,7 @@ func TestHandOff(t *testing.T) {
 func TestResidentWaitsForLateWork(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
-	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMemory(t)
 	// the deadline: recall_timeout is a shared setting, at most 5 s; 100 ms here
 	if err := os.WriteFile(filepath.Join(r.Root(), config.FileName), []byte("[hooks]\nrecall_timeout = \"100ms\"\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/testenv"
 )
 
@@ -155,10 +154,7 @@ func FuzzDecodeHosts(f *testing.F) {
 func TestHostCaptures(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
-	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMemory(t)
 	dir := t.TempDir()
 	copyFixture := func(name string) string {
 		data, err := os.ReadFile(filepath.Join("..", "fixtures", "transcripts", name))

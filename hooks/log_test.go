@@ -12,10 +12,7 @@ import (
 
 func TestLogRotates(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
-	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMemory(t)
 	dir := filepath.Join(r.StateDir(), "log")
 	path := filepath.Join(dir, "reflect.log")
 	for round := 1; round <= logKeep+2; round++ {
@@ -37,10 +34,7 @@ func TestLogRotates(t *testing.T) {
 // line (OpenLog's writes keep the file they opened first).
 func TestLogStaying(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
-	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMemory(t)
 	path := filepath.Join(r.StateDir(), "log", "reflect.log")
 	log := OpenLogStaying(r)
 	log.Warn("before")
@@ -53,4 +47,14 @@ func TestLogStaying(t *testing.T) {
 	if !strings.Contains(string(now), "after") || strings.Contains(string(old), "after") || !strings.Contains(string(old), "before") {
 		t.Fatalf("after a rotation the line went to the old file:\nnow %q\nold %q", now, old)
 	}
+}
+
+// newMemory is a new memory in the test's temporary directory.
+func newMemory(t *testing.T) *gitstore.Repo {
+	t.Helper()
+	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

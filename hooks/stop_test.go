@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reflect-memory/reflect/gitstore"
 	historywatch "github.com/reflect-memory/reflect/history/watch"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/queue"
@@ -28,10 +27,7 @@ import (
 func TestStopArchivesTranscript(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
-	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMemory(t)
 	data, err := os.ReadFile(filepath.Join("..", "fixtures", "transcripts", "claude-session.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -119,10 +115,7 @@ func TestStopArchivesTranscript(t *testing.T) {
 func TestSessionStartStartsImporter(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
-	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMemory(t)
 	transcript := filepath.Join(t.TempDir(), "9d0e1f2a-3b4c-4d5e-8f6a-7b8c9d0e1f2a.jsonl") // not written yet
 	start := map[string]any{"session_id": "9d0e1f2a", "hook_event_name": "SessionStart", "source": "startup", "transcript_path": transcript, "cwd": t.TempDir()}
 	imports := func() [][]string {
@@ -172,10 +165,7 @@ func TestSessionStartStartsImporter(t *testing.T) {
 func TestSessionStartStartsBesides(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
-	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newMemory(t)
 	started := func() []string {
 		var out []string
 		p, _ := json.Marshal(map[string]any{"session_id": "5e6f", "hook_event_name": "SessionStart", "source": "startup", "cwd": t.TempDir()})
