@@ -662,7 +662,7 @@ func SessionHarness(repo *gitstore.Repo, session string) string {
 		return ""
 	}
 	suffix := queue.StateName("", session) // "-<session>.json", as seenPath names it
-	matches, _ := filepath.Glob(filepath.Join(repo.StateDir(), "state", "recall", "*"+suffix))
+	matches, _ := filepath.Glob(filepath.Join(repo.StateDir(), filepath.FromSlash(SeenDir), "*"+suffix))
 	best, newest := "", time.Time{}
 	for _, m := range matches {
 		fi, err := os.Stat(m)
@@ -677,8 +677,12 @@ func SessionHarness(repo *gitstore.Repo, session string) string {
 	return best
 }
 
+// SeenDir holds, per session, the ids of the learnings its recall injected (state files,
+// one a session).
+const SeenDir = "state/recall"
+
 func seenPath(req Request) string {
-	return "state/recall/" + queue.StateName(req.Harness, req.Session)
+	return SeenDir + "/" + queue.StateName(req.Harness, req.Session)
 }
 
 func readSeen(repo *gitstore.Repo, req Request) map[string]bool {

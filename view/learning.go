@@ -23,6 +23,7 @@ import (
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
+	"github.com/reflect-memory/reflect/recall"
 )
 
 // historyLimit bounds the commits a learning's page reads back for its history; older
@@ -219,7 +220,7 @@ func (s *Server) linkTo(id string) link {
 // recallCount counts the sessions on this machine whose recall injected id: recall keeps,
 // per session, the ids it injected (state/recall/), to inject each at most once.
 func recallCount(repo *gitstore.Repo, id string) (int, string) {
-	const lists = "state/recall"
+	const lists = recall.SeenDir
 	ents, err := os.ReadDir(filepath.Join(repo.StateDir(), filepath.FromSlash(lists)))
 	if err != nil {
 		return 0, "no recall recorded on this machine yet"
