@@ -450,6 +450,47 @@ func TestCompoundIdentifierAlone(t *testing.T) {
 	}
 }
 
+// TestManifestAlone: a touched file named by a learning carries it alone (the file rule, or an
+// identifier's) unless the file is a package manager's manifest or lock file, which every
+// change of dependencies touches; a prompt that names one still names it. A manifest's words
+// do not count for a commit subject either.
+func TestManifestAlone(t *testing.T) {
+	cfg := config.Recall{MinCoverage: 0.4}
+	for _, c := range []struct {
+		topic, said string
+		want        bool
+	}{
+		{"files", "billing/pyproject.toml", false},
+		{"files", "uv.lock", false},
+		{"files", "web/package.json", false},
+		{"files", "Cargo.lock", false},
+		{"files", ".github/workflows/terraform.yml", true},
+		{"files", "schema.yml", true},
+		{"prompt", "pyproject.toml", true},
+	} {
+		x := Candidate{Topic: c.topic, Relative: 1, Coverage: 0.3, Rarity: 1.2,
+			Matches: []Match{{Said: c.said, Kind: string(Whole), Weight: 1, Strength: fieldStrength["entities"]}}}
+		if rule, why, ok := DefaultGates().qualify(&x, cfg); ok != c.want {
+			t.Errorf("%s %s: %s %s %v, want kept: %v", c.topic, c.said, rule, why, ok, c.want)
+		}
+	}
+	tps := StartTopics(Workspace{Subjects: []string{"tests: freeze the clock"}, Files: []string{"billing/uv.lock", "billing/pyproject.toml", "billing/dunning/schedule.py"}})
+	var support []string
+	for _, tp := range tps {
+		for _, s := range tp.Support {
+			support = append(support, s.Word)
+		}
+	}
+	for _, w := range []string{"uv", "lock", "pyproject", "toml"} {
+		if slices.Contains(support, w) {
+			t.Errorf("support %v holds %s, a manifest's word", support, w)
+		}
+	}
+	if !slices.Contains(support, "dun") {
+		t.Errorf("support %v lacks dun, of billing/dunning/schedule.py", support)
+	}
+}
+
 // A learning two of a session start's topics score near their best qualifies on a match that
 // neither topic carries alone; one topic's, or a match of common words, does not.
 func TestTopicsAgree(t *testing.T) {
