@@ -818,6 +818,9 @@ func (d *doctor) teams(r *gitstore.Repo) {
 		}
 		d.add(f)
 	}
+	for _, dir := range team.Leftovers(r) {
+		d.add(Finding{Check: "team", Severity: Warn, Message: "a removed team's clone is still at " + dir + ": its removal failed to delete it (the next team removal tries again)", Fix: "rm -rf " + dir})
+	}
 }
 
 // queue checks for captures the drain gave up on and for entry files that do not parse.

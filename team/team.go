@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
@@ -221,9 +222,14 @@ func Remove(personal *gitstore.Repo, name string) error {
 	// moved aside first, in one rename: a recall reading the team meanwhile writes at the old
 	// path (a folder of state alone, which no team is), not into what is being deleted, which
 	// failed as "directory not empty"
-	aside := filepath.Join(Root(personal), fmt.Sprintf(".removed-%s-%d", name, time.Now().UnixNano()))
+	aside := filepath.Join(Root(personal), fmt.Sprintf("%s%s-%d", removedPrefix, name, time.Now().UnixNano()))
 	if err := os.Rename(dir, aside); err != nil {
 		return err
+	}
+	for _, old := range Leftovers(personal) {
+		if old != aside {
+			os.RemoveAll(old) // an earlier removal's, which doctor names while it stays
+		}
 	}
 	var err error
 	for try := 0; try < 3; try++ {
@@ -233,6 +239,22 @@ func Remove(personal *gitstore.Repo, name string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("team %s is removed, but its old clone at %s is not: %w", name, aside, err)
+}
+
+// removedPrefix begins the name of a clone Remove moved aside to delete it.
+const removedPrefix = ".removed-"
+
+// Leftovers are the clones removals moved aside and failed to delete (each removal's error
+// named its own): doctor names them, and the next removal deletes them.
+func Leftovers(personal *gitstore.Repo) []string {
+	entries, _ := os.ReadDir(Root(personal))
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), removedPrefix) {
+			out = append(out, filepath.Join(Root(personal), e.Name()))
+		}
+	}
+	return out
 }
 
 // Rename gives team old the name new. Its history, reviews and index move with it.
