@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gofrs/flock"
 
@@ -182,6 +183,39 @@ func (r *Repo) RemoveVolatileState(rel string) error {
 		return err
 	}
 	return nil
+}
+
+// SweepState removes the files directly under the state directory dir (relative to
+// .git/reflect, as WriteState's rel) last written before cutoff, spares too, and returns how
+// many records (not spares) it removed. What a session keeps there (what recall gave it, the
+// failure its correction watcher waits on) means nothing once the session is long over, and
+// nothing else removes it: one file a session, and its spare, for good. A file written since
+// cutoff stays; a spare removed under a writer makes it write by rename instead
+// (WriteVolatileState), and a record removed under one is written anew.
+func (r *Repo) SweepState(dir string, cutoff time.Time) (int, error) {
+	full := r.stateFile(dir)
+	entries, err := os.ReadDir(full)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err != nil || !fi.ModTime().Before(cutoff) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(full, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return n, err
+		}
+		if !IsSpare(e.Name()) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // spareSuffix ends the name of the spare file swapWrite keeps beside a state file.

@@ -55,6 +55,48 @@ func TestWriteVolatileState(t *testing.T) {
 	}
 }
 
+// TestSweepState: the records of a state directory last written before the cutoff go, with
+// their spares (an orphan spare too); newer ones, other directories and sub-directories stay;
+// a missing directory is no error; a swept record is written again as new.
+func TestSweepState(t *testing.T) {
+	r := newRepo(t)
+	if n, err := r.SweepState("state/recall", time.Now()); n != 0 || err != nil {
+		t.Fatalf("missing directory: %d, %v", n, err)
+	}
+	old, cutoff := time.Now().Add(-40*24*time.Hour), time.Now().Add(-30*24*time.Hour)
+	for _, rel := range []string{"state/recall/claude-code-old.json", "state/recall/codex-new.json", "state/watch/claude-code-old.json"} {
+		for range 2 { // twice: a spare beside it where the system swaps
+			if err := r.WriteVolatileState(rel, []byte("lrn-1\n")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	os.WriteFile(filepath.Join(r.StateDir(), "state", "recall", "gone.json.spare"), []byte("x"), 0o644)
+	os.MkdirAll(filepath.Join(r.StateDir(), "state", "recall", "sub"), 0o755)
+	for _, name := range []string{"state/recall/claude-code-old.json", "state/recall/claude-code-old.json.spare", "state/recall/gone.json.spare", "state/watch/claude-code-old.json", "state/recall/sub"} {
+		os.Chtimes(filepath.Join(r.StateDir(), filepath.FromSlash(name)), old, old)
+	}
+	n, err := r.SweepState("state/recall", cutoff)
+	if n != 1 || err != nil {
+		t.Fatalf("swept %d, %v; want 1", n, err)
+	}
+	for name, want := range map[string]bool{
+		"state/recall/claude-code-old.json": false, "state/recall/claude-code-old.json.spare": false,
+		"state/recall/gone.json.spare": false, "state/recall/codex-new.json": true,
+		"state/watch/claude-code-old.json": true, "state/recall/sub": true,
+	} {
+		if _, err := os.Stat(filepath.Join(r.StateDir(), filepath.FromSlash(name))); (err == nil) != want {
+			t.Errorf("%s: there %v, want %v", name, err == nil, want)
+		}
+	}
+	if err := r.WriteVolatileState("state/recall/claude-code-old.json", []byte("lrn-2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.ReadState("state/recall/claude-code-old.json"); string(got) != "lrn-2\n" {
+		t.Errorf("written again after the sweep: %q", got)
+	}
+}
+
 // TestWriteVolatileStateConcurrent: writers on goroutines (each an open file of its own, as
 // hook processes are) rewrite one file with contents of different lengths while a reader
 // reads it in a loop: every read is one of the contents whole, and the last write stands.

@@ -26,7 +26,11 @@ type watch struct {
 	Output string    `json:"output"` // redacted
 }
 
-func (e *event) watchPath() string { return "state/watch/" + queue.StateName(e.harness, e.SessionID) }
+// WatchDir holds, per session, the correction watcher a failed tool call armed (state files,
+// one a session).
+const WatchDir = "state/watch"
+
+func (e *event) watchPath() string { return WatchDir + "/" + queue.StateName(e.harness, e.SessionID) }
 
 // onToolResult arms the watcher when a tool call failed. It writes only local state.
 func (e *event) onToolResult() error {

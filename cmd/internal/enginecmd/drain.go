@@ -14,9 +14,11 @@ import (
 	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/hooks/resident"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/recall"
 	memsync "github.com/reflect-memory/reflect/sync"
 )
 
@@ -64,6 +66,7 @@ reflect.toml's drain.extractor is the default.`,
 				fmt.Fprintln(a.Stderr, "reflect: another drain is running; nothing to do")
 				return nil
 			}
+			a.sweepSessions(r)
 			// a commit that failed still leaves a report to print; the error comes after it
 			var uncommitted *drain.CommitError
 			if err != nil && !errors.As(err, &uncommitted) {
@@ -106,6 +109,26 @@ reflect.toml's drain.extractor is the default.`,
 	f.IntVar(&o.max, "max", 0, "drain at most N entries (0: all)")
 	f.BoolVar(&o.background, "background", false, "drain in a detached process and return at once")
 	return cmd
+}
+
+// sessionStateKept is how long a session's local state (what recall gave it, the failure its
+// correction watcher waits on) stays after its last write: a session resumed later than that
+// may be given a learning again that it was given before. The hooks that write it never
+// remove it (a session may be resumed after its end), so the drain, which runs off the
+// agent's path after captures, sweeps it.
+const sessionStateKept = 30 * 24 * time.Hour
+
+// sweepSessions removes the sessions' local state older than sessionStateKept; what it cannot
+// remove is logged and left for the next drain.
+func (a *app) sweepSessions(r *gitstore.Repo) {
+	cutoff := time.Now().Add(-sessionStateKept)
+	for _, dir := range []string{recall.SeenDir, hooks.WatchDir} {
+		if n, err := r.SweepState(dir, cutoff); err != nil {
+			a.Log.Warn("sweep sessions' state", "dir", dir, "swept", n, "err", err)
+		} else if n > 0 {
+			a.Log.Info("swept sessions' state", "dir", dir, "swept", n)
+		}
+	}
 }
 
 // drainBackground starts the drain detached and says so, and where it writes what it does:
