@@ -2,7 +2,6 @@ package recall
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -360,7 +359,7 @@ func (g Gates) qualify(c *Candidate, cfg config.Recall) (rule, why string, ok bo
 			return "trigger", fmt.Sprintf("its trigger %q is in the text", m.Said), true
 		case m.Kind == "phrase" && m.Weight >= 2*g.Decisive && len(strings.Fields(m.Said)) >= 3:
 			return "phrase", fmt.Sprintf("holds %q of a quoted string or error message", m.Said), true
-		case c.Topic == "files" && m.Kind == string(Whole) && manifests()[strings.ToLower(path.Base(m.Said))]:
+		case c.Topic == "files" && m.Kind == string(Whole) && isManifest(m.Said):
 			// a touched manifest says the dependencies changed, not what the work was
 		case m.Kind == string(Whole) && c.Topic == "files" && m.Weight >= g.Decisive:
 			return "file", fmt.Sprintf("names %s, which the recent commits touched", m.Said), true

@@ -131,13 +131,20 @@ var manifests = sync.OnceValue(func() map[string]bool {
 	for _, f := range strings.Fields(`uv.lock poetry.lock pdm.lock pipfile.lock pipfile
 	pyproject.toml requirements.txt package.json package-lock.json npm-shrinkwrap.json
 	pnpm-lock.yaml yarn.lock bun.lock bun.lockb deno.lock go.mod go.sum cargo.toml
-	cargo.lock gemfile gemfile.lock composer.json composer.lock .terraform.lock.hcl
+	cargo.lock gemfile gemfile.lock composer.json composer.lock terraform.lock.hcl
 	flake.lock mix.lock pubspec.lock podfile.lock package.resolved gradle.lockfile
 	libs.versions.toml packages.lock.json`) {
 		m[f] = true
 	}
 	return m
 })
+
+// isManifest reports whether the file at p (a touched path, or a learning's name of one, as
+// analyzed) is a package manager's manifest or lock file. The analyzer drops a name's leading
+// dot (.terraform.lock.hcl is terraform.lock.hcl), so the set's names have none.
+func isManifest(p string) bool {
+	return manifests()[strings.TrimLeft(strings.ToLower(path.Base(p)), ".")]
+}
 
 // lazySet is the set of the analyzed words of text, worked out on first use (not at
 // start-up, which every reflect process pays).
@@ -301,7 +308,7 @@ func startTopicsOf(w Workspace) []Topic {
 		files = filesTopic(w.Files)
 		seen := map[string]bool{}
 		for _, t := range files.Terms {
-			if manifests()[strings.ToLower(path.Base(t.Word))] {
+			if isManifest(t.Word) {
 				continue // a manifest's words say the dependencies changed, not what the work was
 			}
 			for _, p := range t.Parts {

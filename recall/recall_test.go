@@ -453,35 +453,55 @@ func TestCompoundIdentifierAlone(t *testing.T) {
 // TestManifestAlone: a touched file named by a learning carries it alone (the file rule, or an
 // identifier's) unless the file is a package manager's manifest or lock file, which every
 // change of dependencies touches; a prompt that names one still names it. A manifest's words
-// do not count for a commit subject either.
+// do not count for a commit subject either. The names are the files topic's, as analyzed
+// (.terraform.lock.hcl loses its dot).
 func TestManifestAlone(t *testing.T) {
 	cfg := config.Recall{MinCoverage: 0.4}
+	kept := func(topic, said string) bool {
+		x := Candidate{Topic: topic, Relative: 1, Coverage: 0.3, Rarity: 1.2,
+			Matches: []Match{{Said: said, Kind: string(Whole), Weight: 1, Strength: fieldStrength["entities"]}}}
+		_, _, ok := DefaultGates().qualify(&x, cfg)
+		return ok
+	}
 	for _, c := range []struct {
-		topic, said string
-		want        bool
+		touched string
+		want    bool
 	}{
-		{"files", "billing/pyproject.toml", false},
-		{"files", "uv.lock", false},
-		{"files", "web/package.json", false},
-		{"files", "Cargo.lock", false},
-		{"files", ".github/workflows/terraform.yml", true},
-		{"files", "schema.yml", true},
-		{"prompt", "pyproject.toml", true},
+		{"billing/pyproject.toml", false},
+		{"uv.lock", false},
+		{"web/package.json", false},
+		{"Cargo.lock", false},
+		{".terraform.lock.hcl", false},
+		{"stacks/prod/.terraform.lock.hcl", false},
+		{".github/workflows/terraform.yml", true},
+		{"models/staging/schema.yml", true},
 	} {
-		x := Candidate{Topic: c.topic, Relative: 1, Coverage: 0.3, Rarity: 1.2,
-			Matches: []Match{{Said: c.said, Kind: string(Whole), Weight: 1, Strength: fieldStrength["entities"]}}}
-		if rule, why, ok := DefaultGates().qualify(&x, cfg); ok != c.want {
-			t.Errorf("%s %s: %s %s %v, want kept: %v", c.topic, c.said, rule, why, ok, c.want)
+		tp := filesTopic([]string{c.touched})
+		n := 0
+		for _, term := range tp.Terms {
+			if term.Kind != Whole {
+				continue
+			}
+			n++
+			if got := kept("files", term.Word); got != c.want {
+				t.Errorf("touched %s, named as %s: kept %v, want %v", c.touched, term.Word, got, c.want)
+			}
+		}
+		if n == 0 {
+			t.Errorf("touched %s: no whole name in %+v", c.touched, tp.Terms)
 		}
 	}
-	tps := StartTopics(Workspace{Subjects: []string{"tests: freeze the clock"}, Files: []string{"billing/uv.lock", "billing/pyproject.toml", "billing/dunning/schedule.py"}})
+	if !kept("prompt", "pyproject.toml") {
+		t.Error("a prompt naming pyproject.toml does not carry the learning that names it")
+	}
+	tps := StartTopics(Workspace{Subjects: []string{"tests: freeze the clock"}, Files: []string{"billing/uv.lock", "billing/pyproject.toml", ".terraform.lock.hcl", "billing/dunning/schedule.py"}})
 	var support []string
 	for _, tp := range tps {
 		for _, s := range tp.Support {
 			support = append(support, s.Word)
 		}
 	}
-	for _, w := range []string{"uv", "lock", "pyproject", "toml"} {
+	for _, w := range []string{"uv", "lock", "pyproject", "toml", "terraform", "hcl"} {
 		if slices.Contains(support, w) {
 			t.Errorf("support %v holds %s, a manifest's word", support, w)
 		}
