@@ -187,11 +187,12 @@ func (r *Repo) RemoveVolatileState(rel string) error {
 
 // SweepState removes the files directly under the state directory dir (relative to
 // .git/reflect, as WriteState's rel) last written before cutoff, spares too, and returns how
-// many records (not spares) it removed. What a session keeps there (what recall gave it, the
-// failure its correction watcher waits on) means nothing once the session is long over, and
-// nothing else removes it: one file a session, and its spare, for good. A file written since
-// cutoff stays; a spare removed under a writer makes it write by rename instead
-// (WriteVolatileState), and a record removed under one is written anew.
+// many records (not spares) it removed; a file it cannot remove is skipped, and named in the
+// error. What a session keeps there (what recall gave it, the failure its correction watcher
+// waits on) means nothing once the session is long over, and nothing else removes it: one
+// file a session, and its spare, for good. A spare removed under a writer makes it write by
+// rename instead (WriteVolatileState); a record a writer swaps in between the sweep's look at
+// its age and the removal is lost, as a crash may lose it.
 func (r *Repo) SweepState(dir string, cutoff time.Time) (int, error) {
 	full := r.stateFile(dir)
 	entries, err := os.ReadDir(full)
@@ -201,6 +202,7 @@ func (r *Repo) SweepState(dir string, cutoff time.Time) (int, error) {
 		return 0, err
 	}
 	n := 0
+	var errs []error
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue
@@ -209,13 +211,12 @@ func (r *Repo) SweepState(dir string, cutoff time.Time) (int, error) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(full, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return n, err
-		}
-		if !IsSpare(e.Name()) {
+			errs = append(errs, err)
+		} else if !IsSpare(e.Name()) {
 			n++
 		}
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }
 
 // spareSuffix ends the name of the spare file swapWrite keeps beside a state file.

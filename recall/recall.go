@@ -681,6 +681,10 @@ func SessionHarness(repo *gitstore.Repo, session string) string {
 // one a session).
 const SeenDir = "state/recall"
 
+// SeenKept is how long a session's list stays after its last write (hooks.SweepSessions
+// removes older ones): a session resumed later may be given a learning again.
+const SeenKept = 30 * 24 * time.Hour
+
 func seenPath(req Request) string {
 	return SeenDir + "/" + queue.StateName(req.Harness, req.Session)
 }

@@ -62,6 +62,7 @@ type learningData struct {
 	Provenance   *provenance.Record
 	Recalled     int
 	RecallNote   string
+	RecallDays   int // how far back Recalled counts (recall.SeenKept)
 	Similar      []link
 	Session      string
 	// Stale is the learning's anchors compared with its project on this machine; nil when
@@ -122,6 +123,7 @@ func (s *Server) learningData(ctx context.Context, repo *gitstore.Repo, l *learn
 		d.Provenance = &rec
 	}
 	d.Recalled, d.RecallNote = recallCount(repo, l.ID)
+	d.RecallDays = int(recall.SeenKept / (24 * time.Hour))
 
 	head, err := repo.Head()
 	if err != nil {
@@ -218,7 +220,8 @@ func (s *Server) linkTo(id string) link {
 }
 
 // recallCount counts the sessions on this machine whose recall injected id: recall keeps,
-// per session, the ids it injected (state/recall/), to inject each at most once.
+// per session, the ids it injected (state/recall/), to inject each at most once, for
+// recall.SeenKept after the session's last recall.
 func recallCount(repo *gitstore.Repo, id string) (int, string) {
 	const lists = recall.SeenDir
 	ents, err := os.ReadDir(filepath.Join(repo.StateDir(), filepath.FromSlash(lists)))

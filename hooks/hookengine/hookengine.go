@@ -6,6 +6,8 @@ package hookengine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -115,4 +117,22 @@ func Warm(ctx context.Context, r *gitstore.Repo) []string {
 // opencode keeps its sessions in a database, not a file.
 func mirrorOpencode(ctx context.Context, stateDir, session string) (string, error) {
 	return opencode.MirrorSession(ctx, opencode.DBPath(), opencode.StorageDir(), filepath.Join(stateDir, "opencode"), session)
+}
+
+// SweepSessions removes what sessions left on this machine longer ago than recall.SeenKept:
+// the lists of what recall gave each, and the correction watchers' state. A hook never
+// removes them as its session ends (it may be resumed); the drain calls this, off the
+// agent's path. It is here, not in hooks, because recall links bleve, which the lean reflect
+// does not (TestLean).
+func SweepSessions(r *gitstore.Repo, now time.Time) (int, error) {
+	n := 0
+	var errs []error
+	for _, dir := range []string{recall.SeenDir, hooks.WatchDir} {
+		k, err := r.SweepState(dir, now.Add(-recall.SeenKept))
+		n += k
+		if err != nil {
+			errs = append(errs, fmt.Errorf("sweep %s: %w", dir, err))
+		}
+	}
+	return n, errors.Join(errs...)
 }

@@ -14,11 +14,10 @@ import (
 	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
-	"github.com/reflect-memory/reflect/hooks"
+	"github.com/reflect-memory/reflect/hooks/hookengine"
 	"github.com/reflect-memory/reflect/hooks/resident"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/queue"
-	"github.com/reflect-memory/reflect/recall"
 	memsync "github.com/reflect-memory/reflect/sync"
 )
 
@@ -111,23 +110,13 @@ reflect.toml's drain.extractor is the default.`,
 	return cmd
 }
 
-// sessionStateKept is how long a session's local state (what recall gave it, the failure its
-// correction watcher waits on) stays after its last write: a session resumed later than that
-// may be given a learning again that it was given before. The hooks that write it never
-// remove it (a session may be resumed after its end), so the drain, which runs off the
-// agent's path after captures, sweeps it.
-const sessionStateKept = 30 * 24 * time.Hour
-
-// sweepSessions removes the sessions' local state older than sessionStateKept; what it cannot
-// remove is logged and left for the next drain.
+// sweepSessions removes what sessions left on this machine a month ago (hookengine.SweepSessions);
+// what it cannot remove is logged and left for the next drain.
 func (a *app) sweepSessions(r *gitstore.Repo) {
-	cutoff := time.Now().Add(-sessionStateKept)
-	for _, dir := range []string{recall.SeenDir, hooks.WatchDir} {
-		if n, err := r.SweepState(dir, cutoff); err != nil {
-			a.Log.Warn("sweep sessions' state", "dir", dir, "swept", n, "err", err)
-		} else if n > 0 {
-			a.Log.Info("swept sessions' state", "dir", dir, "swept", n)
-		}
+	if n, err := hookengine.SweepSessions(r, time.Now()); err != nil {
+		a.Log.Warn("sweep sessions' state", "swept", n, "err", err)
+	} else if n > 0 {
+		a.Log.Info("swept sessions' state", "swept", n)
 	}
 }
 
