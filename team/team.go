@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -245,17 +246,28 @@ func Remove(personal *gitstore.Repo, name string) error {
 const removedPrefix = ".removed-"
 
 // Leftovers are the clones removals moved aside and failed to delete (each removal's error
-// named its own): doctor names them, and the next removal deletes them.
+// named its own): doctor names them, and the next removal deletes them. A clone moved aside
+// less than removalUnderWay ago (by the time in its name) is a removal still deleting it,
+// not one left.
 func Leftovers(personal *gitstore.Repo) []string {
 	entries, _ := os.ReadDir(Root(personal))
 	var out []string
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), removedPrefix) {
-			out = append(out, filepath.Join(Root(personal), e.Name()))
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, removedPrefix) {
+			continue
 		}
+		if ns, err := strconv.ParseInt(name[strings.LastIndex(name, "-")+1:], 10, 64); err == nil && time.Since(time.Unix(0, ns)) < removalUnderWay {
+			continue
+		}
+		out = append(out, filepath.Join(Root(personal), name))
 	}
 	return out
 }
+
+// removalUnderWay is how long after its move aside a clone counts as a removal's under way,
+// which deletes it at once (three tries, 50 ms apart).
+const removalUnderWay = time.Minute
 
 // Rename gives team old the name new. Its history, reviews and index move with it.
 func Rename(personal *gitstore.Repo, old, new string) error {

@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestRemoveWhileRead: a team removed or renamed while a recall reads it (here: a writer of
@@ -81,5 +83,30 @@ func TestRemoveWhileRead(t *testing.T) {
 		if CheckName(e.Name()) != nil && isClone(filepath.Join(Root(p), e.Name())) {
 			t.Errorf("a removed clone stays: %s", e.Name())
 		}
+	}
+}
+
+// TestLeftovers: a clone a removal moved aside and left is a leftover, and the next removal
+// deletes it; one moved aside a moment ago is a removal under way, neither named nor deleted.
+func TestLeftovers(t *testing.T) {
+	p, _, _ := setup(t)
+	old := filepath.Join(Root(p), ".removed-old-1700000000")
+	now := filepath.Join(Root(p), fmt.Sprintf(".removed-busy-%d", time.Now().UnixNano()))
+	for _, dir := range []string{old, now} {
+		if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := Leftovers(p); !slices.Equal(got, []string{old}) {
+		t.Errorf("leftovers %v, want %v", got, []string{old})
+	}
+	if err := Remove(p, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the leftover stays after a removal: %v", err)
+	}
+	if _, err := os.Stat(now); err != nil {
+		t.Errorf("a removal under way lost its clone to another: %v", err)
 	}
 }
