@@ -210,10 +210,12 @@ func (r *Repo) SweepState(dir string, cutoff time.Time) (int, error) {
 		if fi, err := e.Info(); err != nil || !fi.ModTime().Before(cutoff) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(full, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
-		} else if !IsSpare(e.Name()) {
+		err := os.Remove(filepath.Join(full, e.Name()))
+		switch {
+		case err == nil && !IsSpare(e.Name()):
 			n++
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			errs = append(errs, err)
 		}
 	}
 	return n, errors.Join(errs...)

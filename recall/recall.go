@@ -681,8 +681,9 @@ func SessionHarness(repo *gitstore.Repo, session string) string {
 // one a session).
 const SeenDir = "state/recall"
 
-// SeenKept is how long a session's list stays after its last write (hooks.SweepSessions
-// removes older ones): a session resumed later may be given a learning again.
+// SeenKept is how long a session's list stays after its last write (hookengine.SweepSessions
+// removes older ones, and the correction watchers' state with them): a session resumed later
+// may be given a learning again.
 const SeenKept = 30 * 24 * time.Hour
 
 func seenPath(req Request) string {

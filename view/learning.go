@@ -219,9 +219,9 @@ func (s *Server) linkTo(id string) link {
 	return link{ID: id, Missing: true}
 }
 
-// recallCount counts the sessions on this machine whose recall injected id: recall keeps,
-// per session, the ids it injected (state/recall/), to inject each at most once, for
-// recall.SeenKept after the session's last recall.
+// recallCount counts the sessions on this machine whose recall injected id within the last
+// recall.SeenKept: recall keeps, per session, the ids it injected (state/recall/), to inject
+// each at most once; a drain sweeps the older lists, and one not swept yet is not counted.
 func recallCount(repo *gitstore.Repo, id string) (int, string) {
 	const lists = recall.SeenDir
 	ents, err := os.ReadDir(filepath.Join(repo.StateDir(), filepath.FromSlash(lists)))
@@ -230,9 +230,13 @@ func recallCount(repo *gitstore.Repo, id string) (int, string) {
 	}
 	const most = 5000
 	n, read := 0, 0
+	since := time.Now().Add(-recall.SeenKept)
 	for _, e := range ents {
 		if gitstore.IsSpare(e.Name()) {
 			continue // a list's previous state, beside it
+		}
+		if fi, err := e.Info(); err != nil || fi.ModTime().Before(since) {
+			continue
 		}
 		if read == most {
 			return n, fmt.Sprintf("counted in the first %d sessions only", most)

@@ -13,6 +13,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,7 @@ import (
 	"github.com/reflect-memory/reflect/history"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/recall"
 )
 
 // fixture is a memory with a few learnings and a pending capture, served by a Server.
@@ -611,5 +613,14 @@ func TestRecallCountOncePerSession(t *testing.T) {
 		if n, _ := recallCount(f.repo, id); n != want {
 			t.Errorf("%s counted in %d sessions, want %d", id, n, want)
 		}
+	}
+	// a list older than recall.SeenKept, which no drain has swept yet, is not counted: the
+	// page says "in the last 30 days"
+	old := time.Now().Add(-recall.SeenKept - time.Hour)
+	if err := os.Chtimes(filepath.Join(f.repo.StateDir(), "state", "recall", "codex-s2.json"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := recallCount(f.repo, "lrn-a"); n != 1 {
+		t.Errorf("lrn-a counted in %d sessions with one list past recall.SeenKept, want 1", n)
 	}
 }

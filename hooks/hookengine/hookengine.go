@@ -1,6 +1,7 @@
 // Package hookengine is the part of the hooks that only reflect-engine links (hooks.Engine):
 // the recall of SessionStart and UserPromptSubmit over the search index (bleve), and the
-// mirror of opencode's sessions (sqlite). The lean reflect hands those events to
+// mirror of opencode's sessions (sqlite); and the sweep of the sessions' local state that the
+// drain runs (SweepSessions). The lean reflect hands those events to
 // reflect-engine whole, so that a capture hook's process never initialises either.
 package hookengine
 

@@ -110,7 +110,8 @@ reflect.toml's drain.extractor is the default.`,
 	return cmd
 }
 
-// sweepSessions removes what sessions left on this machine a month ago (hookengine.SweepSessions);
+// sweepSessions removes what sessions left on this machine longer ago than recall.SeenKept
+// (hookengine.SweepSessions);
 // what it cannot remove is logged and left for the next drain.
 func (a *app) sweepSessions(r *gitstore.Repo) {
 	if n, err := hookengine.SweepSessions(r, time.Now()); err != nil {
