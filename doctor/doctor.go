@@ -32,6 +32,7 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/install"
+	"github.com/reflect-memory/reflect/internal/shellquote"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
 	memsync "github.com/reflect-memory/reflect/sync"
@@ -146,6 +147,10 @@ func (d *doctor) add(f Finding) {
 }
 
 func (d *doctor) reflect(args string) string { return d.o.Reflect + " " + args }
+
+// q quotes a path or URL for the shell in a fix: a home with a space in it must stay one word
+// of the command the user copies ("rm -rf /Users/Ann Lee/…" removes two other things).
+func q(s string) string { return shellquote.Quote(s) }
 
 // hostName is how a harness is called in messages.
 func hostName(harness string) string { return install.HostName(harness) }
@@ -454,11 +459,11 @@ func (d *doctor) repository(ctx context.Context) (*gitstore.Repo, bool) {
 	head, err := r.Head()
 	switch {
 	case err != nil:
-		d.add(Finding{Check: "repo", Severity: Error, Message: fmt.Sprintf("%s: %v", r.Root(), err), Fix: "git -C " + r.Root() + " checkout main"})
+		d.add(Finding{Check: "repo", Severity: Error, Message: fmt.Sprintf("%s: %v", r.Root(), err), Fix: "git -C " + q(r.Root()) + " checkout main"})
 		return nil, false
 	case head.IsZero():
 		d.add(Finding{Check: "repo", Severity: Error, Message: fmt.Sprintf("%s has no commit yet", r.Root()),
-			Fix: fmt.Sprintf("mv %s %s.empty && %s", r.Root(), r.Root(), d.reflect("init"))})
+			Fix: fmt.Sprintf("mv %s %s && %s", q(r.Root()), q(r.Root()+".empty"), d.reflect("init"))})
 		return nil, false
 	}
 	files, err := r.Walk("")
@@ -497,7 +502,7 @@ func (d *doctor) repository(ctx context.Context) (*gitstore.Repo, bool) {
 		}
 		d.add(Finding{Check: "learnings", Severity: Warn, Details: lines,
 			Message: fmt.Sprintf("%d of %d learning files are invalid: search and recall skip them", len(bad), len(all)+len(bad)),
-			Fix:     fmt.Sprintf("correct each file in %s where its line says, then git -C %s commit -am 'learnings: fix'", r.Root(), r.Root())})
+			Fix:     fmt.Sprintf("correct each file in %s where its line says, then git -C %s commit -am 'learnings: fix'", r.Root(), q(r.Root()))})
 	} else {
 		d.add(Finding{Check: "learnings", Severity: OK, Message: fmt.Sprintf("every learning parses (%d)", len(all))})
 	}
@@ -520,7 +525,7 @@ func (d *doctor) repository(ctx context.Context) (*gitstore.Repo, bool) {
 		sort.Strings(lines)
 		d.add(Finding{Check: "ids", Severity: Error, Details: lines,
 			Message: fmt.Sprintf("%s claimed by more than one file: commands refuse the id and recall may show either", count(len(dups), "id")),
-			Fix:     fmt.Sprintf("git -C %s rm the file that should not be there, and commit", r.Root())})
+			Fix:     fmt.Sprintf("git -C %s rm the file that should not be there, and commit", q(r.Root()))})
 	}
 	d.learnings = len(all)
 	return r, true
@@ -548,7 +553,7 @@ func (d *doctor) paths(r *gitstore.Repo, files []gitstore.File) []gitstore.File 
 	if len(bad) > 0 {
 		d.add(Finding{Check: "paths", Severity: Error, Details: bad,
 			Message: fmt.Sprintf("%s reflect would refuse from a remote (the other laptops' syncs will stop on them)", count(len(bad), "file")),
-			Fix:     fmt.Sprintf("git -C %s rm --cached each one, commit, then reflect sync", r.Root())})
+			Fix:     fmt.Sprintf("git -C %s rm --cached each one, commit, then reflect sync", q(r.Root()))})
 	}
 	return kept
 }
@@ -630,9 +635,9 @@ func (d *doctor) objects(ctx context.Context, r *gitstore.Repo, files []gitstore
 // look at what git fsck says.
 func (d *doctor) fixObjects(r *gitstore.Repo) string {
 	if url := r.Remote(r.Config().Sync.Remote); url != "" {
-		return fmt.Sprintf("mv %s %s.broken && %s", r.Root(), r.Root(), d.reflect("init --from "+memsync.RedactURL(url)))
+		return fmt.Sprintf("mv %s %s && %s", q(r.Root()), q(r.Root()+".broken"), d.reflect("init --from "+q(memsync.RedactURL(url))))
 	}
-	return fmt.Sprintf("git -C %s fsck --full   (then restore the damaged files from a backup)", r.Root())
+	return fmt.Sprintf("git -C %s fsck --full   (then restore the damaged files from a backup)", q(r.Root()))
 }
 
 // worktree reports the files that differ from HEAD; with git installed, git status adds what
@@ -685,7 +690,7 @@ func (d *doctor) worktree(ctx context.Context, r *gitstore.Repo, dirty []change)
 	}
 	d.add(Finding{Check: "worktree", Severity: Warn, Details: details,
 		Message: fmt.Sprintf("uncommitted changes (%d): reflect never overwrites them, and search cannot see them", len(dirty)),
-		Fix:     fmt.Sprintf("git -C %s add -A && git -C %s commit -m 'memory: edits by hand'", r.Root(), r.Root())})
+		Fix:     fmt.Sprintf("git -C %s add -A && git -C %s commit -m 'memory: edits by hand'", q(r.Root()), q(r.Root()))})
 }
 
 // porcelain names a `git status --porcelain` code.
@@ -819,7 +824,7 @@ func (d *doctor) teams(r *gitstore.Repo) {
 		d.add(f)
 	}
 	for _, dir := range team.Leftovers(r) {
-		d.add(Finding{Check: "team", Severity: Warn, Message: "a removed team's clone is still at " + dir + ": its removal failed to delete it (the next team removal tries again)", Fix: "rm -rf " + dir})
+		d.add(Finding{Check: "team", Severity: Warn, Message: "a removed team's clone is still at " + dir + ": its removal failed to delete it (the next team removal tries again)", Fix: "rm -rf " + q(dir)})
 	}
 }
 

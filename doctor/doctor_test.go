@@ -16,9 +16,11 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/install"
+	"github.com/reflect-memory/reflect/internal/shellquote"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/team"
 )
 
 // setup is a healthy reflect: a knowledge repository with three learnings and a fresh index,
@@ -32,12 +34,18 @@ type setup struct {
 
 func newSetup(t *testing.T) *setup {
 	t.Helper()
+	return newSetupAt(t, filepath.Join(t.TempDir(), "mem"))
+}
+
+// newSetupAt is newSetup with the knowledge repository at home.
+func newSetupAt(t *testing.T, home string) *setup {
+	t.Helper()
 	testenv.SetHome(t)
 	user, _ := os.UserHomeDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(user, ".claude"))
 	t.Setenv("CODEX_HOME", filepath.Join(user, ".codex"))
 	ctx := context.Background()
-	s := &setup{home: filepath.Join(t.TempDir(), "mem"), bin: filepath.Join(t.TempDir(), "reflect")}
+	s := &setup{home: home, bin: filepath.Join(t.TempDir(), "reflect")}
 	if err := os.WriteFile(s.bin, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -578,6 +586,39 @@ func TestRun(t *testing.T) {
 				t.Errorf("healthy %v with %d errors; want %d errors", rep.Healthy, rep.Errors, errs)
 			}
 		})
+	}
+}
+
+// TestFixQuotesPaths: a fix names a memory whose path holds a space or a quote as one word of
+// the command (a "rm -rf" or "mv" the user copies must not reach anything else).
+func TestFixQuotesPaths(t *testing.T) {
+	if exec.Command("git", "version").Run() != nil {
+		t.Skip("needs the git CLI")
+	}
+	s := newSetupAt(t, filepath.Join(t.TempDir(), "Ann's notes", "mem"))
+	write(t, filepath.Join(s.home, "learnings", "notes.txt"), "mine\n")
+	os.MkdirAll(filepath.Join(team.Root(s.r), ".removed-old-1700000000"), 0o755)
+	rep := Run(context.Background(), Options{Home: s.home, RemoteTimeout: 3 * time.Second})
+	quoted := shellquote.Quote(s.home)
+	for check, want := range map[string]string{
+		"worktree": "git -C " + quoted + " add -A && git -C " + quoted + " commit",
+		"team":     "rm -rf " + shellquote.Quote(filepath.Join(team.Root(s.r), ".removed-old-1700000000")),
+	} {
+		found := false
+		for _, f := range rep.Findings {
+			if f.Check == check && f.Severity != OK {
+				found = true
+				if !strings.HasPrefix(f.Fix, want) {
+					t.Errorf("%s fix %q, want it to begin %q", check, f.Fix, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %s finding:\n%s", check, dump(rep))
+		}
+	}
+	if !strings.HasPrefix(quoted, "'") {
+		t.Fatalf("the test's home %s needs no quoting", s.home)
 	}
 }
 

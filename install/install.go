@@ -12,6 +12,7 @@ import (
 
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/atomicfile"
+	"github.com/reflect-memory/reflect/internal/shellquote"
 )
 
 // Harnesses reflect can be installed into.
@@ -45,22 +46,7 @@ func Events(harness string) []Event {
 // Command is the shell command the host runs for harness: the binary, shell-quoted when needed,
 // then `hook claude` or `hook codex`.
 func Command(binary, harness string) string {
-	return shellQuote(binary) + " hook " + harness
-}
-
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			strings.ContainsRune("/._-+:@%=,", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shellquote.Quote(binary) + " hook " + harness
 }
 
 // isReflect says whether command is one of reflect's hook commands for harness: the program's

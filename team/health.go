@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/shellquote"
 	"github.com/reflect-memory/reflect/learnings"
 	memsync "github.com/reflect-memory/reflect/sync"
 )
@@ -43,7 +44,7 @@ func Check(personal *gitstore.Repo, name string) Health {
 			// what a recall reading the team while it was removed or renamed wrote after
 			h.Problem = "its clone " + h.Dir + " is not a git repository (no .git/HEAD)"
 		}
-		h.Fix = fmt.Sprintf("rm -rf %s && reflect team add %s URL", h.Dir, name)
+		h.Fix = fmt.Sprintf("rm -rf %s && reflect team add %s URL", shellquote.Quote(h.Dir), name)
 		return h
 	}
 	r, err := gitstore.Open(h.Dir)
@@ -57,13 +58,13 @@ func Check(personal *gitstore.Repo, name string) Health {
 	h.URL = memsync.RedactURL(raw)
 	if raw == "" {
 		h.Problem = "its clone has no origin remote: reflect team sync has nowhere to pull from"
-		h.Fix = fmt.Sprintf("git -C %s remote add origin URL", h.Dir)
+		h.Fix = fmt.Sprintf("git -C %s remote add origin URL", shellquote.Quote(h.Dir))
 		return h
 	}
 	if p, ok := localPath(raw, h.Dir); ok {
 		if _, err := os.Stat(p); err != nil {
 			h.Problem = "its remote is a path on this machine that is not there: " + p
-			h.Fix = fmt.Sprintf("git -C %s remote set-url origin URL", h.Dir)
+			h.Fix = fmt.Sprintf("git -C %s remote set-url origin URL", shellquote.Quote(h.Dir))
 			return h
 		}
 	}

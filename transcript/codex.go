@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reflect-memory/reflect/internal/shellquote"
 )
 
 // A Codex rollout (§D) is either the envelope format, one {timestamp,type,payload} object
@@ -904,7 +906,7 @@ func shellLine(argv []string) string {
 		if i > 0 {
 			sb.WriteByte(' ')
 		}
-		sb.WriteString(shellQuote(a))
+		sb.WriteString(shellquote.Quote(a))
 	}
 	return sb.String()
 }
@@ -916,20 +918,6 @@ func isShell(path string) bool {
 		return true
 	}
 	return false
-}
-
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '-' || c == '_' || c == '.' || c == '/' || c == '=' || c == ':' || c == ',' || c == '+' || c == '@' ||
-			'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
 }
 
 // splitOutput takes the exit code out of a tool output. The older shell tool returns

@@ -10,6 +10,7 @@ import (
 	"github.com/reflect-memory/reflect/cmd/internal/cli"
 	"github.com/reflect-memory/reflect/doctor"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/shellquote"
 )
 
 func (a *app) doctorCmd() *cobra.Command {
@@ -33,7 +34,7 @@ from working.`,
 			}
 			prefix := "reflect"
 			if a.Home != "" {
-				prefix += " --home " + home
+				prefix += " --home " + shellquote.Quote(home)
 			}
 			if repair {
 				if r, err := gitstore.Open(home); err == nil {
