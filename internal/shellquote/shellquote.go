@@ -7,7 +7,7 @@ import "strings"
 
 // Quote returns s as it is when it holds only characters no shell treats specially
 // (letters, digits and /._-+:@%=,), and otherwise in single quotes, each single quote in it
-// written as '\''. The empty word is ''.
+// closed, escaped and reopened. The empty word is a pair of single quotes.
 func Quote(s string) string {
 	if s == "" {
 		return "''"
