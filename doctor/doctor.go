@@ -852,13 +852,14 @@ func (d *doctor) queue(r *gitstore.Repo) {
 		var details, paths []string
 		for _, e := range bad {
 			details = append(details, e.Error())
-			if p, _, ok := strings.Cut(e.Error(), ":"); ok {
-				paths = append(paths, p)
+			// a path a sync brought: quoted, it is one word of the fix whatever it holds
+			if pe := (*queue.ParseError)(nil); errors.As(e, &pe) {
+				paths = append(paths, q(pe.Path))
 			}
 		}
 		d.add(Finding{Check: "queue", Severity: Warn, Details: details,
 			Message: fmt.Sprintf("%s the drain cannot read (it skips them)", count(len(bad), "queue file")),
-			Fix:     fmt.Sprintf("git -C %s rm -q %s && git -C %s commit -m 'queue: drop unreadable entries'", r.Root(), strings.Join(paths, " "), r.Root())})
+			Fix:     fmt.Sprintf("git -C %s rm -q %s && git -C %s commit -m 'queue: drop unreadable entries'", q(r.Root()), strings.Join(paths, " "), q(r.Root()))})
 	}
 	if len(failed) == 0 && len(bad) == 0 {
 		d.add(Finding{Check: "queue", Severity: OK, Message: fmt.Sprintf("%d pending, none failed", pending)})

@@ -525,6 +525,14 @@ func TestRun(t *testing.T) {
 			want: []want{{"queue", Warn, "unparseable answer", "reflect queue retry --all"}},
 		},
 		{
+			// a remote chose the file's name: the fix's command holds it as one quoted word
+			name: "unreadable queue file named to run a command",
+			brk: func(t *testing.T, s *setup) {
+				s.commit(t, map[string][]byte{"queue/q-1;touch pwned;.json": []byte("{not json\n")})
+			},
+			want: []want{{"queue", Warn, "1 queue file the drain cannot read", " rm -q 'queue/q-1;touch pwned;.json' && git -C "}},
+		},
+		{
 			name: "paused drain",
 			brk: func(t *testing.T, s *setup) {
 				s.r.WriteState("drain/paused.json", []byte(`{"since":"2026-11-20T10:00:00Z","extractor":"claude","reason":"quota exceeded"}`))

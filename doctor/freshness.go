@@ -55,7 +55,7 @@ func (d *doctor) freshness(ctx context.Context, r *gitstore.Repo) {
 			}
 			d.add(Finding{Check: "freshness", Severity: Warn, Details: lines,
 				Message: fmt.Sprintf("%s: %d drifted, %d orphaned of %s: their files changed or went away since they were learned", s.Project, s.Drifted, s.Orphaned, count(s.Anchored, "anchored learning")),
-				Fix:     fmt.Sprintf("cd %s && %s", ws.Root, d.reflect("stale --review"))})
+				Fix:     fmt.Sprintf("cd %s && %s", q(ws.Root), d.reflect("stale --review"))})
 		}
 	}
 }

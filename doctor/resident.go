@@ -14,7 +14,7 @@ import (
 func (d *doctor) resident(r *gitstore.Repo) {
 	dir := resident.Dir(r.StateDir())
 	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		d.add(Finding{Check: "resident", Severity: Warn, Fix: "chmod 700 " + dir,
+		d.add(Finding{Check: "resident", Severity: Warn, Fix: "chmod 700 " + q(dir),
 			Message: fmt.Sprintf("%s can be opened by other users (mode %#o): they could reach the engine that answers your recall hooks", dir, fi.Mode().Perm())})
 		return
 	}

@@ -67,15 +67,32 @@ func Parse(path string, data []byte) (*Entry, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line := 1 + strings.Count(string(data[:min(int(se.Offset), len(data))]), "\n")
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, &ParseError{Path: path, Line: line, Err: err}
 		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &ParseError{Path: path, Err: err}
 	}
 	if !strings.HasPrefix(e.ID, "q-") || e.Session == "" {
-		return nil, fmt.Errorf("%s: not a queue entry (id %q, session %q)", path, e.ID, e.Session)
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("not a queue entry (id %q, session %q)", e.ID, e.Session)}
 	}
 	return &e, nil
 }
+
+// ParseError is a queue file that is no entry: its path (as a sync may have named it, so a
+// command built from it must quote it), the line of a syntax error (0: none), and why.
+type ParseError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
 
 // ErrUnknownEntry means no pending or failed entry has the id asked for.
 var ErrUnknownEntry = errors.New("no queue entry with that id")
