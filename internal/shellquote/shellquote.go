@@ -1,6 +1,8 @@
 // Package shellquote writes a word for a POSIX shell: the one quoting of the commands reflect
 // prints for a person to run (doctor's fixes, the hooks' command lines) or records (a Codex
-// session's command), so that a path with a space or a quote in it is still one word.
+// session's command), so that a path with a space or a quote in it is still one word. sync
+// keeps a quoting of its own: for git's remote shell it quotes always and escapes !, as git's
+// sq_quote_buf does.
 package shellquote
 
 import "strings"

@@ -20,6 +20,7 @@ import (
 	"github.com/reflect-memory/reflect/cmd/internal/cli"
 	"github.com/reflect-memory/reflect/fixtures"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/shellquote"
 	"github.com/reflect-memory/reflect/learnings"
 )
 
@@ -442,10 +443,7 @@ func fakeCheckout(dir, remote, branch string) error {
 func shellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, s := range args {
-		if s == "" || strings.ContainsAny(s, " \t\"'`$\\%|&;<>()*?") {
-			s = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-		out[i] = s
+		out[i] = shellquote.Quote(s)
 	}
 	return strings.Join(out, " ")
 }
