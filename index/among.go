@@ -31,11 +31,12 @@ func (ix *Index) Among(ctx context.Context, qs []Query, hits []Hit) ([]*Result, 
 	out := make([]*Result, len(qs))
 	if len(hits) == 0 { // as a search restricted to no learning (Paths empty: to none)
 		for i, q := range qs {
-			out[i] = &Result{Source: "scan", Note: ix.note}
-			if ix.idx != nil {
-				w := ix.weigh(ctx, &q)
-				out[i] = &Result{Source: "index", Note: ix.note, Weights: w.weights, Unseen: w.unseen, MaxWeight: w.maxWeight, Unit: w.unit}
+			if ix.idx == nil {
+				out[i] = &Result{Source: "scan", Note: ix.note}
+				continue
 			}
+			out[i] = &Result{Source: "index", Note: ix.note}
+			ix.weigh(ctx, &q).into(out[i])
 		}
 		return out, nil
 	}
@@ -115,7 +116,7 @@ func (ix *Index) Among(ctx context.Context, qs []Query, hits []Hit) ([]*Result, 
 			}
 			res.Hits = append(res.Hits, hit)
 		}
-		res.Weights, res.Unseen, res.MaxWeight, res.Unit = a.w.weights, a.w.unseen, a.w.maxWeight, a.w.unit
+		a.w.into(res)
 		out[i] = res
 	}
 	return out, nil

@@ -403,7 +403,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Hits = append(res.Hits, hit)
 	}
-	res.Weights, res.Unseen, res.MaxWeight, res.Unit = w.weights, w.unseen, w.maxWeight, w.unit
+	w.into(res)
 	return res, nil
 }
 
@@ -412,6 +412,11 @@ type weighed struct {
 	weights         map[string]float64
 	unseen          map[string]bool
 	maxWeight, unit float64
+}
+
+// into sets res's Weights, Unseen, MaxWeight and Unit from w.
+func (w weighed) into(res *Result) {
+	res.Weights, res.Unseen, res.MaxWeight, res.Unit = w.weights, w.unseen, w.maxWeight, w.unit
 }
 
 // weigh weighs q's words among the learnings it chooses from, and leaves those that say
