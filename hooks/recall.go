@@ -46,8 +46,8 @@ type RecallQuery struct {
 	// Background starts a detached reflect-engine on this repository (a stale index is
 	// caught up off the agent's path).
 	Background func(args ...string)
-	// Answered takes what may wait until the hook has answered (Options.Answered): closing
-	// the index.
+	// Answered takes what may wait until the hook has answered (Options.Answered, or doing it
+	// at once): closing the index. Never nil.
 	Answered func(func())
 }
 

@@ -67,11 +67,7 @@ func answer(ctx context.Context, q hooks.RecallQuery) (string, int, error) {
 	}
 	// closing a bleve index stops its goroutines and unmaps its files: 0.2–0.3 ms of a hook
 	// in a resident engine, which closes it once the hook has answered
-	if q.Answered != nil {
-		defer q.Answered(func() { ix.Close() })
-	} else {
-		defer ix.Close()
-	}
+	defer q.Answered(func() { ix.Close() })
 	if !ix.Fresh && q.Background != nil {
 		q.Background("internal", "index")
 	}
