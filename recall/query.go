@@ -1,10 +1,10 @@
 package recall
 
 import (
-	"fmt"
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -275,13 +275,14 @@ var startTopics = bounded.Map[string, []Topic]{Max: 64}
 // so that no subject (a remote's commit may say anything) reads as two, or a list's end.
 func topicsKey(w Workspace) string {
 	var b strings.Builder
-	part := func(s string) { fmt.Fprintf(&b, "%d:%s", len(s), s) }
+	count := func(n int, sep byte) { b.WriteString(strconv.Itoa(n)); b.WriteByte(sep) }
+	part := func(s string) { count(len(s), ':'); b.WriteString(s) }
 	part(w.Branch)
-	fmt.Fprintf(&b, "%d;", len(w.Subjects))
+	count(len(w.Subjects), ';')
 	for _, s := range w.Subjects {
 		part(s)
 	}
-	fmt.Fprintf(&b, "%d;", len(w.Files))
+	count(len(w.Files), ';')
 	for _, f := range w.Files {
 		part(f)
 	}
