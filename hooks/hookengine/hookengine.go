@@ -120,7 +120,8 @@ func mirrorOpencode(ctx context.Context, stateDir, session string) (string, erro
 // the lists of what recall gave each, and the correction watchers' state. A hook never
 // removes them as its session ends (it may be resumed); the drain calls this, off the
 // agent's path. It is here, not in hooks, because recall links bleve, which the lean reflect
-// does not (TestLean).
+// does not (TestLean). The capture marks (state/sessions) stay: without its mark a session
+// resumed later would be captured again from its start.
 func SweepSessions(r *gitstore.Repo, now time.Time) (int, error) {
 	n := 0
 	var errs []error
