@@ -189,7 +189,7 @@ func (a *app) runDemo(ctx context.Context, keep bool) error {
 	}
 
 	d.step("Review it like code: the history, the same on both laptops")
-	a.Printf("$ git -C %s log --format='%%h %%s'\n", A.home)
+	a.Printf("$ %s\n", shellJoin([]string{"git", "-C", A.home, "log", "--format=%h %s"}))
 	d.commits(A, plumbing.ZeroHash, false)
 	a.Printf("\nEach learning is a markdown file to read, edit, diff; this one the drain wrote on laptop B:\n")
 	r, err := gitstore.Open(A.home)
