@@ -222,7 +222,7 @@ func TestSet(t *testing.T) {
 
 func TestSplitMovesLocalKeys(t *testing.T) {
 	old := "# my settings\n[author]\nname = \"Ada\"\nemail = \"ada@example.org\"\n\n[recall]\nmax_learnings = 4\n\n[drain]\n# the LLM\nextractor = \"claude\"\nattempts = 99\n\n[sync]\nauto = true\n"
-	shared, local, moved, skipped, err := Split([]byte(old))
+	shared, local, moved, skipped, err := Split([]byte(old), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,8 +237,21 @@ func TestSplitMovesLocalKeys(t *testing.T) {
 	if err != nil || len(w) != 0 || lc.Author.Name != "Ada" || lc.Drain.Extractor != "claude" || !lc.Sync.Auto || lc.Drain.Attempts != 3 {
 		t.Fatalf("local after the split: %q → %+v (%v, %v)", local, lc, w, err)
 	}
-	if s, _, m, _, err := Split([]byte(DefaultFile)); err != nil || m != nil || string(s) != DefaultFile {
+	if s, _, m, _, err := Split([]byte(DefaultFile), true); err != nil || m != nil || string(s) != DefaultFile {
 		t.Fatalf("Split(new file) = %v, %v", m, err)
+	}
+}
+
+// A memory that syncs carries none of them: its shared file is any pusher's, and the keys
+// choose this machine's extractor, identity and gates.
+func TestSplitCarriesNothingOfASyncedFile(t *testing.T) {
+	old := "[recall]\nmax_learnings = 4\n\n[drain]\nextractor = \"command:/tmp/x.sh\"\nkey_env = \"GITHUB_TOKEN\"\n\n[sync]\nauto = true\n"
+	shared, local, moved, skipped, err := Split([]byte(old), false)
+	if err != nil || len(moved) != 0 || strings.Join(skipped, ",") != "drain.extractor,drain.key_env,sync.auto" {
+		t.Fatalf("moved %v, skipped %v, %v", moved, skipped, err)
+	}
+	if string(local) != DefaultLocalFile || strings.Contains(string(shared), "extractor") || !strings.Contains(string(shared), "max_learnings = 4") {
+		t.Fatalf("after the split: shared %q, local %q", shared, local)
 	}
 }
 
@@ -246,7 +259,7 @@ func TestSplitMovesLocalKeys(t *testing.T) {
 // choices, and do not pin this machine to yesterday's defaults.
 func TestSplitLeavesOldDefaults(t *testing.T) {
 	old := "[drain]\nextractor = \"heuristic\"\nmax_calls_per_day = 40\nmax_tokens_per_day = 1000000\nmodel = \"\"\n\n[sync]\nauto = false\nremote = \"origin\"\n"
-	_, local, moved, _, err := Split([]byte(old))
+	_, local, moved, _, err := Split([]byte(old), true)
 	if err != nil || len(moved) != 0 {
 		t.Fatalf("moved %v, %v", moved, err)
 	}

@@ -116,8 +116,11 @@ func Remove(data []byte, names []string) ([]byte, error) {
 // Split moves the local keys out of an old shared file (from before settings had two
 // files): it returns the shared file without them, a local file holding them (the default
 // local file with their values set) and their names. A local key whose value is not valid
-// is dropped from the shared file and not carried over; it is named in skipped.
-func Split(shared []byte) (newShared, localFile []byte, moved, skipped []string, err error) {
+// is dropped from the shared file and not carried over; it is named in skipped. Without
+// carry every local key is dropped so, and none is carried: the shared file of a memory
+// that syncs is written by whoever can push to its remote, and a local key chooses a
+// program, an endpoint, an identity or a gate on this machine.
+func Split(shared []byte, carry bool) (newShared, localFile []byte, moved, skipped []string, err error) {
 	var present map[string]any
 	if err := toml.Unmarshal(shared, &present); err != nil {
 		return nil, nil, nil, nil, decodeError(FileName, err)
@@ -130,6 +133,10 @@ func Split(shared []byte) (newShared, localFile []byte, moved, skipped []string,
 			continue
 		}
 		remove = append(remove, name)
+		if !carry {
+			skipped = append(skipped, name)
+			continue
+		}
 		if lit := literalOf(leaf(present, name)); oldDefaults[name] == lit {
 			continue // the value an older init wrote for everyone, not a choice: today's default stands
 		}

@@ -12,15 +12,26 @@ import (
 
 // SettingsSplit says what SplitSettings moved.
 type SettingsSplit struct {
-	Moved   []string // local keys carried from reflect.toml into .git/reflect/config.toml
-	Skipped []string // local keys dropped from reflect.toml because their value was not valid
+	Moved []string // local keys carried from reflect.toml into .git/reflect/config.toml
+	// Skipped are local keys dropped from reflect.toml and not carried: their value was not
+	// valid, or (Remote) the memory has a remote.
+	Skipped []string
+	// Remote: the memory has a remote, so its reflect.toml may be anyone's who can push
+	// to it; none of its local keys was carried over.
+	Remote bool
 }
 
 // SplitSettings runs once per clone, the first time a reflect that keeps local settings apart
 // opens a repository made before: the local keys of reflect.toml (the extractor, caps, author,
 // automatic sync) move to .git/reflect/config.toml, and reflect.toml loses them in one commit.
 // When the local file exists already it does nothing (one stat). A reflect.toml that does
-// not parse is left alone (the error is the settings error of the repository).
+// not parse is left alone (the error is the settings error of the repository). A memory
+// with a remote carries none of them over, it only drops them: its reflect.toml is written
+// by whoever can push there, and a remote's writer who set drain.extractor to a command,
+// or drain.key_env to GITHUB_TOKEN, would have chosen the program this machine's drain runs
+// or where its token goes (a memory made by git clone has no local file yet). Until the
+// split, a local key in reflect.toml is ignored (config.Load), so a hook never splits: it
+// would wait for the repository's lock past its deadline.
 func (r *Repo) SplitSettings(ctx context.Context) (*SettingsSplit, error) {
 	if _, err := os.Stat(r.LocalSettingsPath()); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -31,17 +42,22 @@ func (r *Repo) SplitSettings(ctx context.Context) (*SettingsSplit, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	newShared, local, moved, skipped, err := rcfg.Split(shared)
+	remote := len(r.gitCfg.Section("remote").Subsections) > 0
+	newShared, local, moved, skipped, err := rcfg.Split(shared, !remote)
 	if err != nil {
 		return nil, nil
 	}
 	if err := r.WriteState(rcfg.LocalFileName, local); err != nil {
 		return nil, fmt.Errorf("write %s: %w", r.LocalSettingsPath(), err)
 	}
-	res := &SettingsSplit{Moved: moved, Skipped: skipped}
+	res := &SettingsSplit{Moved: moved, Skipped: skipped, Remote: remote}
 	if len(moved)+len(skipped) > 0 {
 		msg := "settings: " + strings.Join(append(moved, skipped...), ", ") +
 			" are local to each machine: moved to .git/reflect/config.toml"
+		if remote {
+			msg = "settings: " + strings.Join(skipped, ", ") +
+				" are local to each machine: removed, for each machine to set in .git/reflect/config.toml"
+		}
 		if _, err := r.Commit(ctx, msg, map[string][]byte{rcfg.FileName: newShared}); err != nil {
 			return res, fmt.Errorf("move local settings out of %s: %w", rcfg.FileName, err)
 		}

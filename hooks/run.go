@@ -214,9 +214,6 @@ func Run(ctx context.Context, o Options) {
 		return
 	}
 	log := logger() // a resident engine's opens the file for each line: it runs hook after hook
-	if _, err := r.SplitSettings(ctx); err != nil {
-		log.Warn("move local settings out of reflect.toml", "err", err)
-	}
 	if err := r.SettingsError(); err != nil {
 		// a bad settings file must not cost the agent its memory: the defaults stand in
 		log.Warn("settings do not load; the hook uses the defaults for that file", "err", err)

@@ -235,9 +235,15 @@ func (a *App) openRepo(lenient bool) (*gitstore.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if split != nil && len(split.Moved)+len(split.Skipped) > 0 {
-		fmt.Fprintf(a.Stderr, "reflect: %s now live in %s, local to this machine (reflect.toml is synced, so it may no longer choose them); reflect config list shows them\n",
-			strings.Join(split.Moved, ", "), r.LocalSettingsPath())
+	switch {
+	case split != nil && split.Remote && len(split.Skipped) > 0:
+		fmt.Fprintf(a.Stderr, "reflect: reflect.toml set %s, which are local to each machine: removed and not carried over, since this memory has a remote and whoever can push to it writes reflect.toml; set the ones you chose with reflect config set KEY VALUE (reflect config list shows what holds now)\n",
+			strings.Join(split.Skipped, ", "))
+	case split != nil:
+		if len(split.Moved) > 0 {
+			fmt.Fprintf(a.Stderr, "reflect: %s now live in %s, local to this machine (reflect.toml is synced, so it may no longer choose them); reflect config list shows them\n",
+				strings.Join(split.Moved, ", "), r.LocalSettingsPath())
+		}
 		if len(split.Skipped) > 0 {
 			fmt.Fprintf(a.Stderr, "reflect: %s had values this reflect does not accept: dropped from reflect.toml, defaults used\n", strings.Join(split.Skipped, ", "))
 		}
