@@ -78,7 +78,10 @@ type EntryResult struct {
 	Failed     string   `json:"failed,omitempty"`     // why it moved to queue/failed
 	// Uncommitted says why its commit failed: the entry is still queued, nothing was learned.
 	Uncommitted string `json:"uncommitted,omitempty"`
-	Note        string `json:"note,omitempty"`
+	// Requeued says why it stays queued with nothing learned though its extraction ran: a
+	// capture of its session rewrote it meanwhile, and the next drain reads the new version.
+	Requeued string `json:"requeued,omitempty"`
+	Note     string `json:"note,omitempty"`
 	// NotMerged are existing learnings a proposal was named or looked a duplicate of but
 	// differs from in substance ("lrn-…: why"); the proposal became a learning of its own.
 	NotMerged []string `json:"not_merged,omitempty"`
@@ -211,9 +214,11 @@ func Run(ctx context.Context, r *gitstore.Repo, o Options) (*Report, error) {
 			continue
 		}
 		rep.Entries = append(rep.Entries, res)
-		if res.Failed != "" {
+		switch {
+		case res.Requeued != "":
+		case res.Failed != "":
 			rep.Failed++
-		} else {
+		default:
 			rep.Drained++
 		}
 		rep.Learned += len(res.Learned)
@@ -291,8 +296,15 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 	if err != nil {
 		res.Failed = redact.String(err.Error()) // it may quote the extractor's output
 		_, cerr := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+			res.Requeued = ""
 			if _, err := tx.Read(it.Path); err != nil {
 				return "", nil // gone meanwhile (drained elsewhere and synced)
+			}
+			if it.Changed(tx) {
+				// the failure was of a version a capture has replaced: the new one, which
+				// holds more of the session, is tried afresh (queue/failed would keep the old)
+				res.Requeued = rewritten
+				return "", nil
 			}
 			if err := queue.FailTx(tx, e, res.Failed, attempts, w.o.Now()); err != nil {
 				return "", err
@@ -301,6 +313,9 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		})
 		if cerr != nil {
 			return res, "", fmt.Errorf("move %s to queue/failed (its extraction failed: %s): %w", e.ID, res.Failed, cerr)
+		}
+		if res.Requeued != "" {
+			res.Note, res.Failed = "its extraction failed: "+res.Failed, ""
 		}
 		return res, "", nil
 	}
@@ -457,8 +472,15 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 	_, err := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		res.Learned, res.Merged, res.Superseded, res.NotMerged = nil, nil, nil, nil // fn may run again
 		rewrote, res.Handoff = handoff.Written{}, handoffWas
+		res.Requeued = ""
 		if _, err := tx.Read(it.Path); err != nil {
 			res.Note = "gone from the queue meanwhile"
+			return "", nil
+		}
+		if it.Changed(tx) {
+			// deleting it would lose the turns the rewrite added, which the extractor never
+			// read; the next drain reads the whole session again, once
+			res.Requeued = rewritten
 			return "", nil
 		}
 		var made []*learnings.Learning
@@ -561,6 +583,9 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 	}
 	return err
 }
+
+// rewritten is why an entry whose file changed during its extraction stays queued.
+const rewritten = "a capture of its session rewrote it while it was extracted: left queued for the next drain"
 
 func commitMessage(e *queue.Entry, extractor string, made []*learnings.Learning, res *EntryResult) string {
 	from := fmt.Sprintf("%s session %s, %s", e.Harness, queue.Short(e.Session), extractor)

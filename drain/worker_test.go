@@ -536,3 +536,70 @@ func holdRepoLock(t *testing.T, r *gitstore.Repo, _ []string) func() {
 	}
 	return func() { fl.Unlock() }
 }
+
+// A capture rewrites its session's pending entry in place. One that lands while the drain
+// extracts the older version must not be lost: the drain commits nothing of that version,
+// neither learnings nor a move to queue/failed, and the next drain reads the new one.
+func TestDrainLeavesAnEntryRewrittenMeanwhile(t *testing.T) {
+	for _, fails := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fails=%v", fails), func(t *testing.T) {
+			r := newRepo(t, "")
+			ids := enqueue(t, r, 1, "github.com/acme/widgets")
+			path := queue.Path(ids[0])
+			rewrite := func() {
+				raw, err := r.ReadFile(path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				e, err := queue.Parse(path, raw)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				e.Digest.Notes = append(e.Digest.Notes, queue.Note{Kind: queue.NotePrompt, Text: "ZEBRA turn captured later"})
+				data, err := e.Render()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := r.Commit(context.Background(), "capture(stop): the session again", map[string][]byte{path: data}); err != nil {
+					t.Error(err)
+				}
+			}
+			first := &fake{name: "fake", answer: func(n int, in Input) ([]Proposal, error) {
+				if n == 1 {
+					rewrite() // the session's next capture, while this extraction runs
+				}
+				if fails {
+					return nil, fmt.Errorf("%w: no JSON", ErrBadAnswer)
+				}
+				return oneLesson(n, in)
+			}}
+			rep, err := Run(context.Background(), r, Options{Extractor: first, RetryWait: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Drained != 0 || rep.Failed != 0 || rep.Learned != 0 || rep.Remaining != 1 || rep.Entries[0].Requeued == "" {
+				t.Fatalf("report %+v, entries %+v", rep, rep.Entries)
+			}
+			if got := git(t, r.Root(), "ls-files", "queue"); got != path {
+				t.Fatalf("queue holds %q, want the rewritten entry %s", got, path)
+			}
+			if got := git(t, r.Root(), "ls-files", "learnings"); got != "" {
+				t.Fatalf("learnings of the older version committed: %s", got)
+			}
+			var read []string
+			second := &fake{name: "fake", answer: func(n int, in Input) ([]Proposal, error) {
+				for _, note := range in.Entry.Digest.Notes {
+					read = append(read, note.Text)
+				}
+				return oneLesson(n, in)
+			}}
+			if rep := run(t, r, second); rep.Drained != 1 || rep.Remaining != 0 || !strings.Contains(strings.Join(read, "|"), "ZEBRA") {
+				t.Fatalf("second drain %+v read %q", rep, read)
+			}
+			healthy(t, r)
+		})
+	}
+}

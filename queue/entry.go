@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/reflect-memory/reflect/gitstore"
@@ -102,6 +103,16 @@ type Item struct {
 	Entry  *Entry
 	Path   string
 	Failed bool
+	// Blob is the version of the file read: a capture rewrites a session's pending entry in
+	// place, and the drain that read an older one must not delete the newer (Changed).
+	Blob plumbing.Hash
+}
+
+// Changed says whether the entry's file in tx is gone or holds another version than the
+// one read (a capture of its session rewrote it meanwhile).
+func (it Item) Changed(tx *gitstore.Tx) bool {
+	data, err := tx.Read(it.Path)
+	return err != nil || plumbing.ComputeHash(plumbing.BlobObject, data) != it.Blob
 }
 
 // List returns the pending entries, oldest first, then the failed ones. A file that does not
@@ -137,7 +148,7 @@ func collect(files []gitstore.File, read func(gitstore.File) ([]byte, error)) (i
 			bad = append(bad, err)
 			continue
 		}
-		items = append(items, Item{Entry: e, Path: f.Path, Failed: strings.HasPrefix(f.Path, FailedDir+"/")})
+		items = append(items, Item{Entry: e, Path: f.Path, Failed: strings.HasPrefix(f.Path, FailedDir+"/"), Blob: plumbing.ComputeHash(plumbing.BlobObject, data)})
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i].Failed != items[j].Failed {

@@ -86,6 +86,8 @@ reflect.toml's drain.extractor is the default.`,
 				switch {
 				case e.Uncommitted != "":
 					a.Printf("%s  not committed, still queued: %s\n", e.ID, e.Uncommitted)
+				case e.Requeued != "":
+					a.Printf("%s  still queued: %s%s\n", e.ID, e.Requeued, note(e.Note))
 				case e.Failed != "":
 					a.Printf("%s  failed after %d attempts: %s\n", e.ID, e.Attempts, e.Failed)
 				default:
