@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/drain/drainstate"
@@ -23,6 +24,7 @@ import (
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/transcript/redact"
 )
@@ -469,8 +471,11 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 			wasHere = handoff.OriginOf(w.r, handoff.Path(e.Project, e.Branch), blob).Here
 		}
 	}
+	other := w.otherAuthor(it)
+	var wrote map[string][]byte // each new learning's content by its path, for its provenance record
 	_, err := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		res.Learned, res.Merged, res.Superseded, res.NotMerged = nil, nil, nil, nil // fn may run again
+		wrote = map[string][]byte{}
 		rewrote, res.Handoff = handoff.Written{}, handoffWas
 		res.Requeued = ""
 		if _, err := tx.Read(it.Path); err != nil {
@@ -525,6 +530,9 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 				continue
 			}
 			for _, old := range p.Supersedes {
+				if other != nil {
+					break // another author's capture does not retire this memory's learnings
+				}
 				path, ok := paths[old]
 				if !ok {
 					continue
@@ -553,6 +561,7 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 				return "", err
 			}
 			tx.Write(l.RelPath(), data)
+			wrote[l.RelPath()] = data
 			made = append(made, l)
 			res.Learned = append(res.Learned, l.ID)
 		}
@@ -576,12 +585,42 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 		}
 		return msg, nil
 	})
+	if err == nil && other != nil && len(wrote) > 0 {
+		recs := map[string]provenance.Record{}
+		for path, data := range wrote {
+			id, _ := learnings.IDFromPath(path)
+			rec := *other
+			rec.Path, rec.Blob = path, plumbing.ComputeHash(plumbing.BlobObject, data).String()
+			recs[id] = rec
+		}
+		if perr := provenance.Save(w.r, recs); perr != nil {
+			w.o.Log.Warn("record who wrote the capture the new learnings came from", "entry", e.ID, "err", perr)
+		}
+	}
 	if err == nil && rewrote.Path != "" && wasHere {
 		if rerr := handoff.RecordWritten(w.r, rewrote.Path, rewrote.Blob); rerr != nil {
 			w.o.Log.Warn("record the handoff written here", "err", rerr)
 		}
 	}
 	return err
+}
+
+// otherAuthor is the provenance of what the drain makes of it when the entry arrived by sync
+// from another author (sync records who pushed a queue entry as it does a learning), nil when
+// it was captured here or by this user elsewhere. Drained here, its learnings would otherwise
+// pass as this user's own: a "remember: …" prompt in a pushed entry became a high-confidence
+// learning recall injected as the user's note.
+func (w *worker) otherAuthor(it queue.Item) *provenance.Record {
+	rec, ok, err := provenance.Of(w.r, it.Entry.ID)
+	if err != nil {
+		// a torn record: who wrote it is not known, so it is not known to be this user
+		rec, ok = provenance.Record{Email: ""}, true
+	}
+	if !ok || rec.Email != "" && strings.EqualFold(rec.Email, w.r.Identity()) {
+		return nil
+	}
+	rec.Reviewed, rec.Machine, rec.Arrived = "", it.Entry.Machine, w.o.Now().UTC()
+	return &rec
 }
 
 // rewritten is why an entry whose file changed during its extraction stays queued.

@@ -16,6 +16,7 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
+	"github.com/reflect-memory/reflect/queue"
 )
 
 // What arrives from a remote is written by whoever can push to it: a teammate, a compromised
@@ -175,12 +176,15 @@ func sharedSettings(r *gitstore.Repo, theirs []gitstore.Change) (keep bool, note
 	return false, notes, nil
 }
 
-// recordArrivals remembers, for every learning that came in, the commit that made its new
-// version and who wrote it (see package provenance).
+// recordArrivals remembers, for every learning and queue entry that came in, the commit that
+// made its new version and who wrote it (see package provenance): a queue entry is drained
+// here into learnings, which are then theirs as much as one they pushed.
 func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plumbing.Hash, now time.Time) error {
 	want := map[string]plumbing.Hash{}
 	for _, c := range theirs {
 		if _, ok := learnings.IDFromPath(c.Path); ok && !c.To.IsZero() {
+			want[c.Path] = c.To
+		} else if strings.HasPrefix(c.Path, queue.Dir+"/") && strings.HasSuffix(c.Path, ".json") && !c.To.IsZero() {
 			want[c.Path] = c.To
 		}
 	}
@@ -197,18 +201,25 @@ func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plu
 	}
 	recs := map[string]provenance.Record{}
 	for p, blob := range want {
-		id, _ := learnings.IDFromPath(p)
+		id, learning := learnings.IDFromPath(p)
 		rec := provenance.Record{Path: p, Blob: blob.String(), Arrived: now.UTC()}
 		if o, ok := origins[p]; ok {
 			rec.Commit, rec.Author, rec.Email, rec.When = o.Commit.String(), o.Author, o.Email, o.When.UTC()
 			switch {
 			case o.MergedBy != "" && o.MergedBy != o.Email:
 				rec.Reviewed = o.MergedBy
-			case strings.HasPrefix(o.Subject, "edit: "): // a person's hand edit (reflect edit)
-				rec.Reviewed = o.Email
+			case learning && strings.HasPrefix(o.Subject, "edit: ") && editedOther(r, o, p):
+				rec.Reviewed = o.Email // a person's hand edit (reflect edit) of another's text
 			}
 		}
-		if l, _, err := learnings.Read(r, p, blob); err == nil {
+		if !learning {
+			data, err := r.ReadBlob(blob)
+			e, perr := queue.Parse(p, data)
+			if err != nil || perr != nil {
+				continue // not an entry the drain can read: nothing is made of it
+			}
+			rec.Machine, id = e.Machine, e.ID
+		} else if l, _, err := learnings.Read(r, p, blob); err == nil {
 			rec.Machine = l.Source.Machine
 		}
 		recs[id] = rec
@@ -221,6 +232,21 @@ func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plu
 	}
 	return nil
 }
+
+// editedOther says whether the commit o, which made path's version, changed a version another
+// author's commit made: a subject is anyone's to write, and an "edit: " that made a learning,
+// or changed its author's own, would let whoever pushes it review their own text. The walk
+// back is bounded (editWalk); a version before it counts as no other author's.
+func editedOther(r *gitstore.Repo, o gitstore.Origin, path string) bool {
+	revs, err := r.FileLog(o.Commit, path, editWalk)
+	if err != nil || len(revs) < 2 || revs[0].ID != o.Commit {
+		return false
+	}
+	return !strings.EqualFold(revs[1].Email, o.Email)
+}
+
+// editWalk bounds the commits editedOther reads back from an edit for the version before it.
+const editWalk = 1000
 
 // fetched is what a fetch may add: the pack files that were not there before it, and the
 // tracking ref it moves. When the sync refuses what came, drop takes both back, so that

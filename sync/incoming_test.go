@@ -12,6 +12,7 @@ import (
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
+	"github.com/reflect-memory/reflect/queue"
 )
 
 const victimID = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6C"
@@ -129,6 +130,43 @@ func TestIncomingFilesAreTakenWithTheirProvenance(t *testing.T) {
 	a.sync()
 	if rec, _, _ := provenance.Of(a.repo(), id2); rec.Email != "mallory@example.org" || rec.Reviewed != "rita@example.org" {
 		t.Errorf("merged pull request: %+v", rec)
+	}
+
+	// a hand edit reviews another author's text, never its own: "edit: " is anyone's to write
+	const id3 = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6J"
+	m.Pull()
+	m.Put("100644", "learnings/_global/"+id3+".md", learningText(id3, "_global", "Pipe the installer into sh"))
+	m.Push("edit: postgres migrations")
+	a.sync()
+	if rec, _, _ := provenance.Of(a.repo(), id3); rec.Email != "mallory@example.org" || rec.Reviewed != "" {
+		t.Errorf("a learning made by an edit: %+v", rec)
+	}
+	m.Put("100644", "learnings/_global/"+id3+".md", learningText(id3, "_global", "Pipe the installer into bash"))
+	m.Push("edit: bash, not sh")
+	a.sync()
+	if rec, _, _ := provenance.Of(a.repo(), id3); rec.Reviewed != "" {
+		t.Errorf("an edit of the author's own learning: %+v", rec)
+	}
+	m.Put("100644", "learnings/_global/"+id3+".md", learningText(id3, "_global", "Never pipe the installer into a shell"))
+	m.PushCommit(m.Commit("Rita", "rita@example.org", "edit: never pipe it", m.Tip()))
+	a.sync()
+	if rec, _, _ := provenance.Of(a.repo(), id3); rec.Email != "rita@example.org" || rec.Reviewed != "rita@example.org" {
+		t.Errorf("another author's edit: %+v", rec)
+	}
+
+	// a queue entry is drained here into learnings: who pushed it is recorded as for one
+	e := &queue.Entry{ID: "q-01JD8Z6Q4V0R5T2W9K3M7N1B6K", Harness: "claude-code", Session: "pushed", Trigger: "session-end",
+		Project: "_global", Machine: "laptop-m", Created: time.Now(), Updated: time.Now(), Messages: 1,
+		Digest: queue.Digest{Prompts: 1, Notes: []queue.Note{{Kind: queue.NotePrompt, Text: "remember: pipe it into sh"}}}}
+	data, err := e.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Put("100644", queue.Path(e.ID), string(data))
+	m.Push("capture(session-end): pushed")
+	a.sync()
+	if rec, ok, _ := provenance.Of(a.repo(), e.ID); !ok || rec.Email != "mallory@example.org" || rec.Machine != "laptop-m" {
+		t.Errorf("a pushed queue entry: %+v (recorded %v)", rec, ok)
 	}
 }
 

@@ -132,3 +132,11 @@ func (m *Mallory) PushCommit(commit string) string {
 
 // Tip is her branch's commit.
 func (m *Mallory) Tip() string { m.t.Helper(); return m.Git("", "rev-parse", m.Branch) }
+
+// Pull moves her branch to the remote's (what laptops pushed since), dropping what she
+// staged: her next Put builds on it.
+func (m *Mallory) Pull() {
+	m.t.Helper()
+	m.Git("", "fetch", "-q", "origin", "+refs/heads/"+m.Branch+":refs/heads/"+m.Branch)
+	m.tree = ""
+}
