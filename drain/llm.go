@@ -24,6 +24,15 @@ import (
 // have are ignored, so a newer or older CLI takes the list as it is).
 const claudeTools = "Bash,BashOutput,KillShell,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,LS,WebFetch,WebSearch,Task,TodoWrite,SlashCommand,Skill"
 
+// claudeNoTools leave the extraction no tool at all: --tools "" mounts none of the built-in
+// ones (a deny list names only those it knows: a tool a later CLI adds would be allowed), and
+// --strict-mcp-config none of the MCP servers of the user's own settings, which --tools leaves
+// mounted. The deny list stays for a CLI that knows neither flag (claudeLegacy).
+var claudeNoTools = []string{"--tools", "", "--strict-mcp-config"}
+
+// claudeLegacy finds a CLI refusing a flag of claudeNoTools: it is run again without them.
+var claudeLegacy = lazyregexp.New(`unknown option '--(tools|strict-mcp-config)'`)
+
 // LLMOptions configures the extractors that call a model: claude, codex, command:PATH and
 // openai:URL.
 type LLMOptions struct {
@@ -118,7 +127,8 @@ func (x *childExtractor) Reply(ctx context.Context, in Input) (Reply, Usage, err
 		// the digest is text any machine that syncs may have written: the model reads it
 		// with no tool to act on it — no shell, no file it could read and quote into a
 		// learning that is then pushed, no web
-		args = []string{"-p", prompt, "--output-format", "json", "--disallowedTools", claudeTools}
+		args = append([]string{"-p", prompt, "--output-format", "json"}, claudeNoTools...)
+		args = append(args, "--disallowedTools", claudeTools)
 		if x.opts.Model != "" {
 			args = append(args, "--model", x.opts.Model)
 		}
@@ -148,6 +158,11 @@ func (x *childExtractor) Reply(ctx context.Context, in Input) (Reply, Usage, err
 	}
 
 	res, err := x.run(ctx, args, stdin, env)
+	if err == nil && x.mode == modeClaude && res.exit != 0 && claudeLegacy.MatchString(res.stderr) {
+		legacy := slices.Clone(args)
+		legacy = slices.Delete(legacy, 4, 4+len(claudeNoTools))
+		res, err = x.run(ctx, legacy, stdin, env)
+	}
 	if res.started {
 		usage.Calls = 1
 	}

@@ -122,11 +122,36 @@ func TestClaudeGoodAnswer(t *testing.T) {
 		t.Fatalf("usage %+v, prompt %d bytes", usage, len(prompt))
 	}
 	args := strings.Split(strings.TrimSuffix(readFile(t, filepath.Join(dir, "args")), "\x00"), "\x00")
-	want := []string{"-p", prompt, "--output-format", "json", "--disallowedTools", claudeTools, "--model", "sonnet"}
+	want := []string{"-p", prompt, "--output-format", "json", "--tools", "", "--strict-mcp-config", "--disallowedTools", claudeTools, "--model", "sonnet"}
 	if fmt.Sprint(args) != fmt.Sprint(want) {
 		t.Fatalf("args %q", args)
 	}
 	checkChildEnv(t, dir)
+}
+
+// A CLI from before --tools and --strict-mcp-config refuses them: the extraction runs again
+// with the deny list alone, once.
+func TestClaudeLegacyFlags(t *testing.T) {
+	dir := llmStub(t, "claude", llmRecord+`
+echo run >> "$d/runs"
+for a in "$@"; do
+	if [ "$a" = --tools ]; then echo "error: unknown option '--tools'" >&2; exit 1; fi
+done
+cat "$d/out.json"`)
+	writeFile(t, filepath.Join(dir, "out.json"), claudeOut(t, false, llmGoodAnswer))
+	in := llmInput()
+	props, _, err := Claude(llmOpts()).Extract(context.Background(), in)
+	if err != nil || len(props) != 1 {
+		t.Fatalf("proposals %+v, %v", props, err)
+	}
+	args := strings.Split(strings.TrimSuffix(readFile(t, filepath.Join(dir, "args")), "\x00"), "\x00")
+	want := []string{"-p", BuildPrompt(in), "--output-format", "json", "--disallowedTools", claudeTools}
+	if fmt.Sprint(args) != fmt.Sprint(want) {
+		t.Fatalf("args %q", args)
+	}
+	if runs := strings.Count(readFile(t, filepath.Join(dir, "runs")), "run"); runs != 2 {
+		t.Fatalf("%d runs, want the refused one and one more", runs)
+	}
 }
 
 // checkChildEnv checks what the stand-in saw: REFLECT_INTERNAL=1 (whatever the environment
