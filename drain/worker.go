@@ -395,7 +395,7 @@ func (w *worker) extract(ctx context.Context, ext Extractor, in Input) (Reply, i
 			}
 		}
 		attempts++
-		a, u, err := reply(ctx, ext, in)
+		a, u, err := safeReply(ctx, ext, in)
 		if u.Calls > 0 || u.InputTokens > 0 {
 			drainstate.AddUsage(w.r, w.o.Now(), u.Calls, u.InputTokens)
 		}
@@ -411,6 +411,18 @@ func (w *worker) extract(ctx context.Context, ext Extractor, in Input) (Reply, i
 	}
 	err := backoff.Retry(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(max(0, w.cfg.Attempts-1))), ctx))
 	return answer, attempts, err
+}
+
+// safeReply is reply, with a panic of the extractor (the heuristic reads any digest a sync
+// brought) turned into a failure of this entry: it moves to queue/failed with the panic as
+// its reason, and the drains after it go on with the next entries instead of dying on it.
+func safeReply(ctx context.Context, ext Extractor, in Input) (a Reply, u Usage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = backoff.Permanent(fmt.Errorf("%w: %s panicked: %v", ErrBadAnswer, ext.Name(), v))
+		}
+	}()
+	return reply(ctx, ext, in)
 }
 
 // candidates are the learnings of the entry's project (and global ones) that its prompts

@@ -643,3 +643,23 @@ func TestDrainRecordsAnotherAuthorsCapture(t *testing.T) {
 	}
 	healthy(t, r)
 }
+
+// An extractor that panics on an entry fails that entry, visibly; the drain goes on.
+func TestDrainSurvivesAPanickingExtractor(t *testing.T) {
+	r := newRepo(t, "")
+	ids := enqueue(t, r, 2, "github.com/acme/widgets")
+	rep := run(t, r, &fake{name: "fake", answer: func(n int, in Input) ([]Proposal, error) {
+		if in.Entry.ID == ids[0] {
+			var m map[string]int
+			m["boom"]++ // a nil map: the kind of bug a digest of any shape may find
+		}
+		return oneLesson(n, in)
+	}})
+	if rep.Failed != 1 || rep.Drained != 1 || rep.Learned != 1 || !strings.Contains(rep.Entries[0].Failed, "panicked") {
+		t.Fatalf("report %+v, entries %+v", rep, rep.Entries)
+	}
+	if got := git(t, r.Root(), "ls-files", "queue"); got != "queue/failed/"+ids[0]+".json" {
+		t.Fatalf("queue holds %q", got)
+	}
+	healthy(t, r)
+}
