@@ -88,6 +88,17 @@ func marksPath(harness, session string) string {
 	return "state/sessions/" + StateName(harness, session)
 }
 
+// readMarks reads the session's marks; unreadable marks read as none (start afresh).
+func readMarks(r *gitstore.Repo, c Capture) marks {
+	var m marks
+	if data, err := r.ReadState(marksPath(c.Harness, c.Session)); err == nil && data != nil {
+		if json.Unmarshal(data, &m) != nil {
+			m = marks{}
+		}
+	}
+	return m
+}
+
 // maxRead bounds the transcript a capture reads: the tail of a huge file is what matters.
 const maxRead = 16 << 20
 
@@ -102,9 +113,7 @@ func Gate(r *gitstore.Repo, c Capture) string {
 
 // gate is Gate, with the session's marks and the transcript's size (-1: no regular file).
 func gate(r *gitstore.Repo, c Capture) (m marks, size int64, skip string) {
-	if data, err := r.ReadState(marksPath(c.Harness, c.Session)); err == nil && data != nil {
-		json.Unmarshal(data, &m) // unreadable marks: start afresh
-	}
+	m = readMarks(r, c)
 	size = -1
 	if c.TranscriptPath != "" {
 		// only a regular file: a path to /dev/zero or a FIFO must not hang a hook
@@ -181,21 +190,27 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 	unchanged, empty := false, false
 	blank := 0 // messages whose digest held nothing
 	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
-		e := &Entry{ID: NewID(c.Now), Harness: c.Harness, Session: c.Session, Trigger: c.Trigger, Project: c.Project,
+		// Under the lock, what is committed decides, and the marks are read again: a capture
+		// of the same session may have committed while this one read the transcript (a Stop
+		// and a SessionEnd at once), or have been killed between its commit and its marks.
+		// Either way its entry is this session's pending one, to rewrite, not to join.
+		m = readMarks(r, c)
+		prev, err := pendingEntry(tx, m, c)
+		if err != nil {
+			return "", err
+		}
+		e := &Entry{ID: sessionID(c.Now, c.Harness, c.Session), Harness: c.Harness, Session: c.Session, Trigger: c.Trigger, Project: c.Project,
 			Branch: c.Branch, Commit: c.Commit, Machine: c.Machine, Created: c.Now.UTC(), From: m.To}
-		var prev *Entry
-		if m.Pending != "" {
-			if data, err := tx.Read(Path(m.Pending)); err == nil {
-				if p, err := Parse(Path(m.Pending), data); err == nil {
-					prev = p
-					e.ID, e.Created, e.From = p.ID, p.Created, p.From
-				}
-			}
+		if prev != nil {
+			e.ID, e.Created, e.From = prev.ID, prev.Created, prev.From
 		}
 		// the committed entry is the truth: if it already covers this range (its capture
 		// committed, then the hook was stopped before saving the marks), there is nothing to do
 		if prev != nil && size >= 0 && prev.To >= end {
 			unchanged, res.Entry = true, prev
+			if prev.ID == m.Pending {
+				sideFrom = m.SideFrom
+			}
 			return "", nil
 		}
 		var kept []transcript.Message
@@ -211,7 +226,9 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 			return "", nil
 		}
 		e.Updated, e.To, e.Messages = c.Now.UTC(), end, len(kept)
-		sideFrom = subagentsSince(m, prev != nil, kept)
+		// an entry the marks do not name was written by a capture that read the marks as
+		// they are now: its subagent part started where a new entry's does
+		sideFrom = subagentsSince(m, prev != nil && prev.ID == m.Pending, kept)
 		e.Digest = BuildDigest(append(kept, subagentPart(kept, side, sideFrom)...), c.DigestBytes)
 		if len(e.Digest.Notes) == 0 {
 			// prompts that were host noise, successful calls, thinking: nothing for the
@@ -254,6 +271,46 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// pendingEntry is the session's entry still pending in the committed queue: the one its
+// marks name, else the newest whose id carries the session's tag (sessionID) and that
+// this machine wrote, or nil. Only the names of queue/ are read, which the commit reads
+// anyway, and the entries whose tag matches: a capture costs the same however long the
+// queue.
+func pendingEntry(tx *gitstore.Tx, m marks, c Capture) (*Entry, error) {
+	read := func(id string) *Entry {
+		data, err := tx.Read(Path(id))
+		if err != nil {
+			return nil
+		}
+		p, err := Parse(Path(id), data)
+		if err != nil || p.ID != id || p.Harness != c.Harness || p.Session != c.Session {
+			return nil
+		}
+		return p
+	}
+	if m.Pending != "" {
+		if p := read(m.Pending); p != nil {
+			return p, nil
+		}
+	}
+	files, err := tx.Walk(Dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", Dir, err)
+	}
+	tag := sessionTag(c.Harness, c.Session)
+	for i := len(files) - 1; i >= 0; i-- { // in path order: the newest id last
+		name, ok := strings.CutPrefix(files[i].Path, Dir+"/")
+		id, entry := strings.CutSuffix(name, ".json")
+		if !ok || !entry || strings.Contains(id, "/") || id == m.Pending || tagOf(id) != tag {
+			continue
+		}
+		if p := read(id); p != nil && p.Machine == c.Machine {
+			return p, nil
+		}
+	}
+	return nil, nil
 }
 
 // noRecords says why a read of a transcript gave nothing to capture.

@@ -2,6 +2,8 @@ package queue
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +48,44 @@ type Entry struct {
 // NewID returns a fresh entry id; ids sort by creation time.
 func NewID(t time.Time) string {
 	return "q-" + ulid.MustNew(ulid.Timestamp(t), ulid.DefaultEntropy()).String()
+}
+
+// sessionID returns a fresh id for an entry of the harness's session: a ULID like NewID's
+// whose first 40 bits of randomness are the session's tag (sessionTag), the other 40 random.
+// A capture finds its session's pending entry among the names of queue/ alone, under the
+// repository lock, without reading an entry of another session: the committed queue, not
+// the marks saved after the commit, says whether the session already has one.
+func sessionID(t time.Time, harness, session string) string {
+	var u ulid.ULID
+	if err := u.SetTime(ulid.Timestamp(t)); err != nil {
+		u.SetTime(ulid.MaxTime())
+	}
+	copy(u[6:11], tagBytes(harness, session))
+	rand.Read(u[11:])
+	return "q-" + u.String()
+}
+
+// sessionTag is the part of an id that sessionID derives from the session: characters
+// 10–17 of the ULID (its first 40 bits of randomness, five whole characters of
+// Crockford base32 after the 48-bit time). Ids from NewID, and the entries written before,
+// carry a random tag: only the marks find those.
+func sessionTag(harness, session string) string {
+	var u ulid.ULID
+	copy(u[6:11], tagBytes(harness, session))
+	return u.String()[10:18]
+}
+
+func tagBytes(harness, session string) []byte {
+	h := sha256.Sum256([]byte(harness + "\x00" + session))
+	return h[:5]
+}
+
+// tagOf is the session tag an id carries, or "" for a name that is no entry's id.
+func tagOf(id string) string {
+	if len(id) != 2+ulid.EncodedSize || !strings.HasPrefix(id, "q-") {
+		return ""
+	}
+	return id[2+10 : 2+18]
 }
 
 // Path is where a pending entry is committed.

@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// queuedSessions counts the entries in HEAD's queue/ (failed ones aside) by session.
+func queuedSessions(t *testing.T, environ []string, home string) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	for _, f := range strings.Fields(run(t, environ, home, "git", "ls-tree", "--name-only", "HEAD", "queue/")) {
+		if !strings.HasSuffix(f, ".json") {
+			continue
+		}
+		var e struct{ Session string }
+		if err := json.Unmarshal([]byte(run(t, environ, home, "git", "show", "HEAD:"+f)), &e); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		n[e.Session]++
+	}
+	return n
+}
+
+// TestCaptureHooksQueueASessionOnce runs the capture hooks as the host does, one process
+// each: a Stop and a SessionEnd of one session at once (each once committed an entry of
+// its own when the session had none pending), and PreCompacts killed with SIGKILL at random
+// moments, each followed by another (a kill between the commit and the session's marks
+// left the next capture a second entry over the same range). Every session must end with
+// one pending entry, every capture committed or queued.
+func TestCaptureHooksQueueASessionOnce(t *testing.T) {
+	environ := env(t)
+	home := initRepo(t, environ)
+	bin := reflectBin(t)
+	src, err := os.ReadFile(filepath.Join("..", "fixtures", "transcripts", "claude-session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(tr, src, 0o644)
+	cwd := t.TempDir()
+	hook := func(session, event string) *exec.Cmd {
+		p, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": tr, "cwd": cwd, "hook_event_name": event})
+		cmd := exec.Command(bin, "--home", home, "hook", "claude")
+		cmd.Env, cmd.Stdin = environ, bytes.NewReader(p)
+		return cmd
+	}
+
+	for round := 0; round < 5; round++ {
+		session := fmt.Sprintf("together-%d", round)
+		var wg sync.WaitGroup
+		for _, ev := range []string{"Stop", "SessionEnd"} {
+			cmd := hook(session, ev)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("%s: %v: %s", ev, err, out)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for session, n := range queuedSessions(t, environ, home) {
+		if n != 1 {
+			t.Errorf("session %s has %d pending entries, want 1", session, n)
+		}
+	}
+
+	rng := rand.New(rand.NewPCG(3, 4))
+	const kills = 40
+	for i := 0; i < kills; i++ {
+		session := fmt.Sprintf("killed-%d", i)
+		cmd := hook(session, "PreCompact")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if out, err := hook(session, "PreCompact").CombinedOutput(); err != nil {
+			t.Fatalf("PreCompact after a kill: %v: %s", err, out)
+		}
+	}
+	queued := queuedSessions(t, environ, home)
+	for i := 0; i < kills; i++ {
+		if n := queued[fmt.Sprintf("killed-%d", i)]; n != 1 {
+			t.Errorf("session killed-%d has %d pending entries, want 1", i, n)
+		}
+	}
+	waitBackground(home)
+	assertHealthy(t, environ, home)
+}
