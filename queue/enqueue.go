@@ -153,7 +153,7 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 	var msgs, side []transcript.Message
 	sideLeft := 0
 	var sideFrom time.Time
-	var end int64
+	var end, readFrom int64
 	from := m.From
 	if m.Pending == "" {
 		from = m.To
@@ -163,7 +163,7 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		if !transcript.Known(h) {
 			h = transcript.HarnessClaude
 		}
-		readFrom := max(from, size-maxRead, 0)
+		readFrom = max(from, size-maxRead, 0)
 		s, err := transcript.ReadFileFrom(c.TranscriptPath, readFrom, h)
 		if err != nil {
 			return Result{}, fmt.Errorf("read transcript %s: %w", c.TranscriptPath, err)
@@ -237,6 +237,11 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 			return "", nil
 		}
 		e.Digest.Truncated = e.Digest.Truncated || sideLeft > 0
+		if prev != nil && size >= 0 && readFrom > prev.From {
+			// the read began past the entry's start (the 16 MB bound): what it captured
+			// before of that part stays
+			e.Digest = keepOpening(prev, e.Digest, firstTime(kept), readFrom, c.DigestBytes)
+		}
 		e.Branch, e.Commit = redact.String(e.Branch), redact.String(e.Commit)
 		data, err := e.Render()
 		if err != nil {
@@ -271,6 +276,41 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// keepOpening is the digest of an entry rewritten from a read that began at readFrom, past
+// the start of the pending entry prev: prev's notes written before the first message read
+// (at), then d's. The digest keeps its opening notes and its end: a session captured at
+// 8 MB and again at 20 MB, read from its 4th MB, kept only the end. The notes prev dropped
+// to stay in budget, and what lay between prev's end and readFrom, were never read again:
+// then the digest says it was cut. Notes carry no offset, so the cut is by time; a note
+// without one ends prev's part.
+func keepOpening(prev *Entry, d Digest, at time.Time, readFrom int64, budget int) Digest {
+	var opening []Note
+	for _, n := range prev.Digest.Notes {
+		if at.IsZero() || n.At.IsZero() || !n.At.Before(at) {
+			break
+		}
+		opening = append(opening, n)
+	}
+	d.Truncated = d.Truncated || prev.Digest.Truncated || prev.To < readFrom
+	if len(opening) == 0 {
+		return d
+	}
+	for _, n := range opening {
+		switch n.Kind {
+		case NotePrompt:
+			d.Prompts++
+		case NoteFailure:
+			d.Failures++
+		case NoteSubagent:
+			d.Subagents++
+		}
+	}
+	var cut bool
+	d.Notes, cut = fitNotes(append(opening, d.Notes...), budget)
+	d.Truncated = d.Truncated || cut
+	return d
 }
 
 // pendingEntry is the session's entry still pending in the committed queue: the one its

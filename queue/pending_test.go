@@ -50,6 +50,22 @@ func pendingOf(t *testing.T, r *gitstore.Repo, session string) []*Entry {
 	return out
 }
 
+// precompact is a PreCompact capture of session s, whose transcript is tr, on the laptop.
+func precompact(s, tr string) Capture {
+	return Capture{Harness: "claude-code", Session: s, TranscriptPath: tr, Trigger: TriggerPreCompact, Project: "_global",
+		Machine: "laptop", Now: time.Now(), DigestBytes: 48 << 10}
+}
+
+// committed runs the capture c, which must commit, and returns its entry.
+func committed(t *testing.T, r *gitstore.Repo, c Capture) *Entry {
+	t.Helper()
+	res, err := Enqueue(context.Background(), r, c)
+	if err != nil || !res.Committed {
+		t.Fatal(res, err)
+	}
+	return res.Entry
+}
+
 // gitClean checks the repository with the git CLI: nothing left staged or changed, objects
 // intact.
 func gitClean(t *testing.T, dir string) {
@@ -139,17 +155,9 @@ func TestEnqueueLostMarksFirstCapture(t *testing.T) {
 	const session = "killed"
 	tr := filepath.Join(t.TempDir(), "s.jsonl")
 	appendTo(t, tr, sessionLine(session, "user", "one", at), sessionLine(session, "assistant", "done one", at.Add(time.Second)))
-	c := Capture{Harness: "claude-code", Session: session, TranscriptPath: tr, Trigger: TriggerPreCompact, Project: "_global",
-		Machine: "laptop", Now: time.Now(), DigestBytes: 48 << 10}
+	c := precompact(session, tr)
 	marks := filepath.Join(r.StateDir(), marksPath(c.Harness, c.Session))
-	capture := func() *Entry {
-		t.Helper()
-		res, err := Enqueue(ctx, r, c)
-		if err != nil || !res.Committed {
-			t.Fatal(res, err)
-		}
-		return res.Entry
-	}
+	capture := func() *Entry { t.Helper(); return committed(t, r, c) }
 
 	first := capture()
 	os.Remove(marks) // killed before the marks were saved: the session was never captured, as far as they say
