@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // queuedSessions counts the entries in HEAD's queue/ (failed ones aside) by session.
@@ -98,5 +100,44 @@ func TestCaptureHooksQueueASessionOnce(t *testing.T) {
 		}
 	}
 	waitBackground(home)
+	assertHealthy(t, environ, home)
+}
+
+// TestLateCaptureHandedOn: a capture that cannot finish within its hook's deadline — the
+// repository held by another write (here a lock held through the hook), or a session too long
+// to read in time (a 30 MB transcript took 650 ms against 500 on two cores, every time) — is
+// handed to a detached `reflect internal late-hook`, which commits it once it can; before, it
+// was lost, and a long session's every later capture gave up the same way. The hook keeps its
+// contract: exit 0, nothing printed, within its deadline and grace.
+func TestLateCaptureHandedOn(t *testing.T) {
+	environ := env(t)
+	home := initRepo(t, environ)
+	run(t, environ, home, reflectBin(t), "--home", home, "config", "set", "hooks.capture_timeout", "100ms")
+	src, err := os.ReadFile(filepath.Join("..", "fixtures", "transcripts", "claude-session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(tr, src, 0o644)
+	held := flock.New(filepath.Join(home, ".git", "reflect", "locks", "repo"))
+	if err := held.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	out, took := runHook(t, environ, home, "claude", map[string]any{"session_id": "late-1", "transcript_path": tr, "cwd": t.TempDir(), "hook_event_name": "PreCompact", "trigger": "auto"})
+	held.Unlock()
+	if out != "" || took > 2*time.Second {
+		t.Fatalf("the hook printed %q in %v", out, took)
+	}
+	last, _ := os.ReadFile(filepath.Join(home, ".git", "reflect", "last-event.json"))
+	if !strings.Contains(string(last), `"late":"handed to a background process"`) {
+		t.Fatalf("last-event.json: %s", last)
+	}
+	waitBackground(home)
+	if n := queuedSessions(t, environ, home); n["late-1"] != 1 {
+		t.Fatalf("queued %v, want the session once", n)
+	}
+	if left, _ := os.ReadDir(filepath.Join(home, ".git", "reflect", "state", "late")); len(left) != 0 {
+		t.Errorf("payloads left behind: %v", left)
+	}
 	assertHealthy(t, environ, home)
 }

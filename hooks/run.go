@@ -52,6 +52,9 @@ type Options struct {
 	// for a handler past its deadline (the next hook changes the process's environment and
 	// directory) and opens its log for each line.
 	Resident bool
+	// Late: this is a capture a hook gave up on at its deadline, run again detached (`reflect
+	// internal late-hook`) under LateDeadline; it hands on nothing more.
+	Late bool
 	// Answered, when set, takes work that may wait until the hook has answered, which a
 	// resident engine does after writing the answer and before it starts the hook's
 	// background work; nil: such work is done at once.
@@ -132,7 +135,10 @@ type report struct {
 	Handoff  string    `json:"handoff,omitempty"` // the handoff written or injected, or why not
 	Error    string    `json:"error,omitempty"`
 	TimedOut bool      `json:"timed_out,omitempty"`
-	Resident bool      `json:"resident,omitempty"` // answered by a resident reflect-engine
+	// Late: a capture run again detached after its hook gave up (Options.Late); on a hook
+	// that gave up, what it handed on: "handed to a background process".
+	Late     string `json:"late,omitempty"`
+	Resident bool   `json:"resident,omitempty"` // answered by a resident reflect-engine
 }
 
 // Run handles one hook invocation and never fails: every problem is logged, the process
@@ -236,6 +242,10 @@ func Run(ctx context.Context, o Options) {
 	if p.Event == "SessionStart" || p.Event == "UserPromptSubmit" {
 		deadline = e.cfg.Hooks.RecallTimeout.Std()
 	}
+	if o.Late {
+		deadline = LateDeadline
+		e.report.Late = "run again after its hook gave up"
+	}
 	ctx, cancel := context.WithDeadline(ctx, began.Add(deadline))
 	defer cancel()
 	if o.Engine == nil && o.HandOff != nil && e.needsEngine() {
@@ -283,8 +293,16 @@ func Run(ctx context.Context, o Options) {
 			<-done
 		} else {
 			final, abandoned = &base, true
+			if !o.Late && e.capturing() {
+				final.Late = e.runLate(o, in.data)
+			}
 		}
 		final.TimedOut = true
+	}
+	if res.err != nil && !final.TimedOut && !o.Late && ctx.Err() != nil && e.capturing() {
+		// the capture gave up at the deadline: the repository stayed locked (another write,
+		// git), or a read ran long
+		final.Late = e.runLate(o, in.data)
 	}
 	if res.err != nil {
 		final.Error = res.err.Error()
@@ -310,6 +328,39 @@ func Run(ctx context.Context, o Options) {
 	} else if r.PoolLow() {
 		e.background("internal", "fill-pool")
 	}
+}
+
+// LateDir holds the payloads of captures handed to `reflect internal late-hook` (local state,
+// removed as that reads them; swept by the drain with the sessions' state).
+const LateDir = "state/late"
+
+// LateDeadline bounds a capture run again after its hook gave up: a session of tens of
+// megabytes read in full (a 30 MB transcript with two 4.5 MB subagents took 650 ms against
+// the hook's 500 ms, on two cores, every time it was tried).
+const LateDeadline = 30 * time.Second
+
+// capturing says whether the event commits a capture of the session, which a hook that gives
+// up on it at its deadline hands to a process of its own (runLate) rather than lose: every
+// later capture of the session would read as much and give up the same way.
+func (e *event) capturing() bool {
+	switch e.Event {
+	case "PreCompact", "Stop", "SessionEnd":
+		return e.SessionID != "" && e.spawn != nil
+	}
+	return false
+}
+
+// runLate saves the hook's payload under LateDir and starts `reflect internal late-hook` on
+// it, detached; it says what it did, for last-event.json.
+func (e *event) runLate(o Options, payload []byte) string {
+	name := fmt.Sprintf("%s-%d.json", queue.StateName(e.harness, e.SessionID), time.Now().UnixNano())
+	if err := e.repo.WriteState(LateDir+"/"+name, payload); err != nil {
+		e.log.Error("capture lost to the hook's deadline: its payload could not be saved", "event", e.Event, "session", e.SessionID, "err", err)
+		return "not handed on: " + err.Error()
+	}
+	e.background("internal", "late-hook", o.Harness, o.Event, LateDir+"/"+name)
+	e.log.Warn("capture passed the hook's deadline: handed to a background process", "event", e.Event, "session", e.SessionID, "payload", name)
+	return "handed to a background process"
 }
 
 // stdin is what a hook read of its standard input.

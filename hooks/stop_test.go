@@ -28,14 +28,7 @@ func TestStopArchivesTranscript(t *testing.T) {
 	testenv.SetHome(t)
 	ctx := context.Background()
 	r := newMemory(t)
-	data, err := os.ReadFile(filepath.Join("..", "fixtures", "transcripts", "claude-session.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	transcript := filepath.Join(t.TempDir(), "5b0c2f7e-3d1a-4c8e-9f2b-7a6d1e0c4b93.jsonl")
-	if err := os.WriteFile(transcript, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	transcript := claudeTranscript(t, "5b0c2f7e-3d1a-4c8e-9f2b-7a6d1e0c4b93.jsonl")
 	stop := map[string]any{"session_id": "5b0c2f7e", "hook_event_name": "Stop", "transcript_path": transcript, "cwd": t.TempDir(), "stop_hook_active": false}
 	plain := []string{"--home", r.Root(), "history", "import", "--transcript", transcript}
 	var pokes atomic.Int32

@@ -117,7 +117,8 @@ func mirrorOpencode(ctx context.Context, stateDir, session string) (string, erro
 }
 
 // SweepSessions removes what sessions left on this machine longer ago than recall.SeenKept:
-// the lists of what recall gave each, and the correction watchers' state. A hook never
+// the lists of what recall gave each, the correction watchers' state, and the payload of a
+// capture handed on at its hook's deadline that no late-hook ever read. A hook never
 // removes them as its session ends (it may be resumed); the drain calls this, off the
 // agent's path. It is here, not in hooks, because recall links bleve, which the lean reflect
 // does not (TestLean). The capture marks (state/sessions) stay: without its mark a session
@@ -125,7 +126,7 @@ func mirrorOpencode(ctx context.Context, stateDir, session string) (string, erro
 func SweepSessions(r *gitstore.Repo, now time.Time) (int, error) {
 	n := 0
 	var errs []error
-	for _, dir := range []string{recall.SeenDir, hooks.WatchDir} {
+	for _, dir := range []string{recall.SeenDir, hooks.WatchDir, hooks.LateDir} {
 		k, err := r.SweepState(dir, now.Add(-recall.SeenKept))
 		n += k
 		if err != nil {

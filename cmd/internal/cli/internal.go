@@ -18,6 +18,7 @@ import (
 // off a command's (or a hook's) critical path.
 func (a *App) internalCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "internal", Hidden: true, Short: "Commands reflect runs itself"}
+	cmd.AddCommand(a.lateHookCmd())
 	cmd.AddCommand(&cobra.Command{
 		Use:   "fill-pool",
 		Short: "Create the spare files later writes take instead of allocating their own",
