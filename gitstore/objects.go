@@ -204,3 +204,41 @@ func (r *Repo) applyTree(base plumbing.Hash, changes map[string]blobChange) (plu
 	}
 	return id, err
 }
+
+// CaseClash returns a path of the tree rooted at root that differs from path only in the case
+// of its letters (REFLECT.TOML for reflect.toml, Learnings/x/lrn-….md for learnings/x/lrn-….md),
+// or "" when none does. On a disk that ignores case (macOS, Windows by default) the two are one
+// file: checking one out writes over the other. Folders that differ only in case are one
+// folder there, which loses nothing while the names in them differ (two laptops may spell a
+// project's owner differently), so only a whole path counts. Only the trees on the way are read.
+func (r *Repo) CaseClash(root plumbing.Hash, path string) (string, error) {
+	if root.IsZero() {
+		return "", nil
+	}
+	parts := strings.Split(path, "/")
+	var walk func(tree plumbing.Hash, i int, at []string) (string, error)
+	walk = func(tree plumbing.Hash, i int, at []string) (string, error) {
+		entries, err := r.readTree(tree)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range entries {
+			if !strings.EqualFold(e.name, parts[i]) {
+				continue
+			}
+			here := append(at[:i:i], e.name)
+			switch {
+			case i == len(parts)-1 && !e.isDir():
+				if p := strings.Join(here, "/"); p != path {
+					return p, nil
+				}
+			case i < len(parts)-1 && e.isDir():
+				if p, err := walk(e.hash, i+1, here); p != "" || err != nil {
+					return p, err
+				}
+			}
+		}
+		return "", nil
+	}
+	return walk(root, 0, nil)
+}

@@ -98,6 +98,18 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 				return refuse(c, "%v", err)
 			}
 		}
+		if c.From.IsZero() {
+			// a new path that only the case of its letters tells from another (REFLECT.TOML, a
+			// learning's LRN-… or Learnings/…) is that file on macOS and Windows: written, it
+			// would overwrite it there, and the memory would stop syncing on a dirty tree
+			for _, tree := range []plumbing.Hash{remoteTree, localTree} {
+				if other, err := r.CaseClash(tree, c.Path); err != nil {
+					return err
+				} else if other != "" && stays(other, theirs) {
+					return refuse(c, "the same file as %s on a disk that ignores case (macOS, Windows)", other)
+				}
+			}
+		}
 	}
 	if len(added) == 0 {
 		return nil
