@@ -275,7 +275,10 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 	existing = touched(w.r, proj, e, existing, paths)
 	markStale(w.r, proj, existing, paths)
 	in := Input{Entry: e, Existing: existing}
-	if ext.LLM() {
+	other := w.otherAuthor(it)
+	if ext.LLM() && other == nil {
+		// another author's capture never rewrites a handoff: the rewrite is this machine's
+		// commit of what their digest says, and a session start injects handoffs as they are
 		in.Handoff = w.handoffSummary(e)
 	}
 	res.Extractor = ext.Name()
@@ -288,7 +291,9 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		w.o.Log.Warn("LLM draining paused", "extractor", ext.Name(), "reason", reason)
 		drainstate.SetPause(w.r, drainstate.Pause{Since: w.o.Now().UTC(), Extractor: ext.Name(), Reason: reason})
 		ext, res.Extractor, res.Note = w.heuristic, w.heuristic.Name(), "LLM paused: "+reason
-		props, _, err = ext.Extract(ctx, in)
+		var a Reply
+		a, _, err = safeReply(ctx, ext, in)
+		props = a.Learnings
 		answer, in.Handoff = Reply{}, nil
 	case errors.Is(err, errCapped):
 		return res, err.Error(), nil
@@ -335,7 +340,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 			res.Handoff = "kept the capture's summary: the model's names what the session does not show (" + strings.Join(missing[:min(len(missing), 4)], ", ") + ")"
 		}
 	}
-	if err := w.apply(ctx, it, ext.Name(), props, summary, paths, &res); err != nil {
+	if err := w.apply(ctx, it, ext.Name(), props, summary, paths, other, &res); err != nil {
 		return res, "", fmt.Errorf("commit what %s made of %s: %w", ext.Name(), e.ID, err)
 	}
 	return res, "", nil
@@ -466,7 +471,12 @@ func candidates(ctx context.Context, r *gitstore.Repo, e *queue.Entry) ([]Existi
 // apply commits what an extraction found, with the entry's removal, as one commit; with
 // summary, the model's rewrite of the summary lines of the handoff the entry's capture wrote
 // (handoff.Rewrite: never its facts, never another capture's handoff).
-func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, props []Proposal, summary *handoff.Summary, paths map[string]string, res *EntryResult) error {
+//
+// With other (the entry arrived from another author: otherAuthor), the commit is authored by
+// them, so that every clone records its learnings as theirs (package provenance reads a
+// version's author), and this machine records them before the commit lands; they neither
+// supersede nor merge into a learning of this memory, which their commit would make theirs.
+func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, props []Proposal, summary *handoff.Summary, paths map[string]string, other *provenance.Record, res *EntryResult) error {
 	e := it.Entry
 	now := w.o.Now()
 	host, _ := os.Hostname()
@@ -483,11 +493,9 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 			wasHere = handoff.OriginOf(w.r, handoff.Path(e.Project, e.Branch), blob).Here
 		}
 	}
-	other := w.otherAuthor(it)
-	var wrote map[string][]byte // each new learning's content by its path, for its provenance record
 	_, err := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		res.Learned, res.Merged, res.Superseded, res.NotMerged = nil, nil, nil, nil // fn may run again
-		wrote = map[string][]byte{}
+		wrote := map[string][]byte{}                                                // each new learning's content by its path, for its provenance record
 		rewrote, res.Handoff = handoff.Written{}, handoffWas
 		res.Requeued = ""
 		if _, err := tx.Read(it.Path); err != nil {
@@ -517,7 +525,10 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 				continue
 			}
 			// or one the project already has
-			if id, ok := w.merge(tx, p, paths, e, now, res); ok {
+			if other != nil && w.duplicates(tx, p, paths) {
+				continue // theirs to say again, not to write into this memory's learning
+			}
+			if id, ok := w.merge(tx, p, paths, e, now, res); other == nil && ok {
 				res.Merged = append(res.Merged, id)
 				continue
 			}
@@ -591,30 +602,71 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 			}
 		}
 		tx.Delete(it.Path)
+		if other != nil {
+			tx.AuthoredBy(cmp.Or(other.Author, "unknown"), cmp.Or(other.Email, provenance.UnknownAuthor))
+			if err := saveOthers(w.r, other, wrote); err != nil {
+				// without the records this machine would take them for the user's own
+				return "", fmt.Errorf("record who wrote the capture: %w", err)
+			}
+		}
 		msg := commitMessage(e, extractor, made, res)
 		if rewrote.Path != "" {
 			msg += fmt.Sprintf("\n\nhandoff: the summary of %s rewritten by %s", rewrote.Path, extractor)
 		}
 		return msg, nil
 	})
-	if err == nil && other != nil && len(wrote) > 0 {
-		recs := map[string]provenance.Record{}
-		for path, data := range wrote {
-			id, _ := learnings.IDFromPath(path)
-			rec := *other
-			rec.Path, rec.Blob = path, plumbing.ComputeHash(plumbing.BlobObject, data).String()
-			recs[id] = rec
-		}
-		if perr := provenance.Save(w.r, recs); perr != nil {
-			w.o.Log.Warn("record who wrote the capture the new learnings came from", "entry", e.ID, "err", perr)
-		}
-	}
 	if err == nil && rewrote.Path != "" && wasHere {
 		if rerr := handoff.RecordWritten(w.r, rewrote.Path, rewrote.Blob); rerr != nil {
 			w.o.Log.Warn("record the handoff written here", "err", rerr)
 		}
 	}
 	return err
+}
+
+// saveOthers records the learnings wrote (contents by path) as other's: before the commit
+// that writes them, as a sync records what arrives before it lands (a record of an id that
+// never lands is harmless; a learning without one would pass as this user's own).
+func saveOthers(r *gitstore.Repo, other *provenance.Record, wrote map[string][]byte) error {
+	if len(wrote) == 0 {
+		return nil
+	}
+	recs := map[string]provenance.Record{}
+	for path, data := range wrote {
+		id, _ := learnings.IDFromPath(path)
+		rec := *other
+		rec.Path, rec.Blob = path, plumbing.ComputeHash(plumbing.BlobObject, data).String()
+		recs[id] = rec
+	}
+	return provenance.Save(r, recs)
+}
+
+// duplicates says whether p is a lesson a learning of paths already holds (as merge would
+// find it), without writing anything.
+func (w *worker) duplicates(tx *gitstore.Tx, p Proposal, paths map[string]string) bool {
+	for id, path := range paths {
+		l, ok := namedAlike(tx, id, path, p)
+		if !ok {
+			continue
+		}
+		if same, _ := sameSubstance(lesson{Title: l.Title, Body: l.Body}, p.lesson()); same {
+			return true
+		}
+	}
+	return false
+}
+
+// namedAlike reads learning id at path when it is current and p names it as its duplicate or
+// says the same lesson in its title: the ones whose substance merge and duplicates compare.
+func namedAlike(tx *gitstore.Tx, id, path string, p Proposal) (*learnings.Learning, bool) {
+	raw, err := tx.Read(path)
+	if err != nil {
+		return nil, false
+	}
+	l, err := learnings.Parse(path, raw)
+	if err != nil || l.Status != learnings.StatusCurrent || id != p.DuplicateOf && !sameLesson(l.Title, p.Title) {
+		return nil, false
+	}
+	return l, true
 }
 
 // otherAuthor is the provenance of what the drain makes of it when the entry arrived by sync
@@ -727,12 +779,8 @@ func (w *worker) merge(tx *gitstore.Tx, p Proposal, paths map[string]string, e *
 	}
 	for _, id := range ids {
 		path := paths[id]
-		raw, err := tx.Read(path)
-		if err != nil {
-			continue
-		}
-		l, err := learnings.Parse(path, raw)
-		if err != nil || l.Status != learnings.StatusCurrent || id != p.DuplicateOf && !sameLesson(l.Title, p.Title) {
+		l, ok := namedAlike(tx, id, path, p)
+		if !ok {
 			continue
 		}
 		same, why := sameSubstance(lesson{Title: l.Title, Body: l.Body}, p.lesson())

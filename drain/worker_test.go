@@ -639,6 +639,11 @@ func TestDrainRecordsAnotherAuthorsCapture(t *testing.T) {
 			t.Errorf("a learning of this user's capture is recorded as arrived: %+v", rec)
 		case res.ID == e.ID && (!ok || rec.Email != "mallory@example.com" || rec.Reviewed != "" || rec.Machine != "mallorys-laptop"):
 			t.Errorf("the pushed capture's learning: record %+v (found %v), want Mallory's, not reviewed", rec, ok)
+		case res.ID == e.ID:
+			// every clone that fetches the commit records the learning as hers
+			if who := git(t, r.Root(), "log", "-1", "--format=%an <%ae>", "--", rec.Path); who != "Mallory <mallory@example.com>" {
+				t.Errorf("the commit that wrote it is by %s", who)
+			}
 		}
 	}
 	healthy(t, r)

@@ -28,6 +28,15 @@ type Tx struct {
 	modes  map[string]filemode.FileMode // executable files (WriteBlob); the rest are regular
 	merge  plumbing.Hash                // second parent of the commit (a merge), or zero
 	ff     plumbing.Hash                // fast-forward: move the branch to this commit, write none
+	author *object.Signature            // the commit's author when not this repository's identity
+}
+
+// AuthoredBy makes name <email> the commit's author; this repository's identity stays its
+// committer. What the commit writes is theirs (a learning drained from a capture they pushed),
+// and every clone that fetches it records it so (package provenance reads the author).
+func (tx *Tx) AuthoredBy(name, email string) {
+	clean := strings.NewReplacer("<", "", ">", "", "\n", "", "\r", "", "\x00", "") // what would break the commit's header
+	tx.author = &object.Signature{Name: clean.Replace(name), Email: clean.Replace(email)}
 }
 
 // MergeWith makes the commit a merge: other becomes its second parent. The commit is made
@@ -213,7 +222,7 @@ func (r *Repo) commitTx(ctx context.Context, tx *Tx, msg string) (plumbing.Hash,
 	case newRoot == tx.root && tx.merge.IsZero():
 		return tx.head, nil
 	default:
-		if commit, err = r.writeCommit(newRoot, msg, tx.head, tx.merge); err != nil {
+		if commit, err = r.writeCommit(newRoot, msg, tx.author, tx.head, tx.merge); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
@@ -330,9 +339,12 @@ func (r *Repo) checkClean(p string, old treeEntry, inHead bool) error {
 	return nil
 }
 
-func (r *Repo) writeCommit(tree plumbing.Hash, msg string, parents ...plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repo) writeCommit(tree plumbing.Hash, msg string, author *object.Signature, parents ...plumbing.Hash) (plumbing.Hash, error) {
 	sig := r.signature(time.Now())
 	c := object.Commit{Author: sig, Committer: sig, Message: strings.TrimRight(msg, "\n") + "\n", TreeHash: tree}
+	if author != nil {
+		c.Author = object.Signature{Name: author.Name, Email: author.Email, When: sig.When}
+	}
 	for _, p := range parents {
 		if !p.IsZero() {
 			c.ParentHashes = append(c.ParentHashes, p)

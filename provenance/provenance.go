@@ -23,6 +23,7 @@ import (
 
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/lockfile"
+	"github.com/reflect-memory/reflect/queue"
 )
 
 // Record is where one learning's current version came from.
@@ -74,8 +75,15 @@ func Of(r *gitstore.Repo, id string) (Record, bool, error) {
 }
 
 // Save records arrivals, keyed by learning id (a later arrival of the same learning replaces
-// the earlier record), and adds their authors to the memory's list.
+// the earlier record), and adds their authors to the memory's list. Its reads and rewrites of
+// the buckets are one writer's at a time (writeLock): a sync and a drain, which a session
+// start sets going together, each record what they bring.
 func Save(r *gitstore.Repo, recs map[string]Record) error {
+	unlock, err := lockfile.Take(context.Background(), filepath.Join(r.StateDir(), "locks", writeLock), writeWait)
+	if err != nil {
+		return fmt.Errorf("record where learnings came from: %w", err)
+	}
+	defer unlock()
 	byBucket := map[string][]string{}
 	for id := range recs {
 		byBucket[bucket(id)] = append(byBucket[bucket(id)], id)
@@ -106,8 +114,20 @@ func Save(r *gitstore.Repo, recs map[string]Record) error {
 	return addAuthors(r, authors)
 }
 
+// writeLock is the lock file Save holds (Ensure holds another while it rebuilds, then calls
+// Save); writeWait bounds the wait for it.
+const (
+	writeLock = "provenance-write"
+	writeWait = 10 * time.Second
+)
+
 // MarkReviewed records that by (a person) reviewed learning id, when it arrived by sync.
 func MarkReviewed(r *gitstore.Repo, id, by string) error {
+	unlock, err := lockfile.Take(context.Background(), filepath.Join(r.StateDir(), "locks", writeLock), writeWait)
+	if err != nil {
+		return fmt.Errorf("record a review: %w", err)
+	}
+	defer unlock()
 	name := bucket(id)
 	m, err := readBucket(r, name)
 	if err != nil {
@@ -216,6 +236,25 @@ func Ensure(r *gitstore.Repo, now time.Time) error {
 			want[f.Path] = f.ID
 		}
 	}
+	// and the queue's entries, which the drain makes learnings of: keyed by the id each
+	// claims, as sync records them
+	entries, err := r.Walk(queue.Dir)
+	if err != nil {
+		return err
+	}
+	ids := map[string]string{} // path of an entry → its id
+	for _, f := range entries {
+		if !strings.HasSuffix(f.Path, ".json") {
+			continue
+		}
+		data, err := r.ReadBlob(f.ID)
+		if err != nil {
+			return err
+		}
+		if e, err := queue.Parse(f.Path, data); err == nil {
+			want[f.Path], ids[f.Path] = f.ID, e.ID
+		}
+	}
 	recs := map[string]Record{}
 	if len(want) > 0 && !head.IsZero() {
 		deadline := time.Now().Add(historyBudget)
@@ -230,7 +269,10 @@ func Ensure(r *gitstore.Repo, now time.Time) error {
 			if !found || strings.EqualFold(o.Email, me) {
 				continue
 			}
-			id := strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md")
+			id, entry := ids[p]
+			if !entry {
+				id = strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md")
+			}
 			rec := Record{Path: p, Blob: blob.String(), Arrived: now.UTC(),
 				Commit: o.Commit.String(), Author: o.Author, Email: o.Email, When: o.When.UTC()}
 			if o.MergedBy != "" && o.MergedBy != o.Email {

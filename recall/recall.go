@@ -648,7 +648,7 @@ func gateOthers(repo *gitstore.Repo, mode string) func(From) string {
 		case mode == config.FromOthersNone:
 			return "written by another author (" + f.Author + "); recall.from_others = none"
 		case f.Reviewed == "":
-			return "written by another author (" + f.Author + ") and not reviewed; recall.from_others = reviewed (a merge by someone else, or another author's hand edit, reviews it)"
+			return "written by another author (" + f.Author + ") and not reviewed; recall.from_others = reviewed (a merge by someone else reviews it)"
 		}
 		return ""
 	}

@@ -217,11 +217,10 @@ func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plu
 		rec := provenance.Record{Path: p, Blob: blob.String(), Arrived: now.UTC()}
 		if o, ok := origins[p]; ok {
 			rec.Commit, rec.Author, rec.Email, rec.When = o.Commit.String(), o.Author, o.Email, o.When.UTC()
-			switch {
-			case o.MergedBy != "" && o.MergedBy != o.Email:
+			// a merge by someone else reviews what it brought in; a hand edit does not: its
+			// author wrote the version it made, and "edit: " is a subject anyone can write
+			if o.MergedBy != "" && o.MergedBy != o.Email {
 				rec.Reviewed = o.MergedBy
-			case learning && strings.HasPrefix(o.Subject, "edit: ") && editedOther(r, o, p):
-				rec.Reviewed = o.Email // a person's hand edit (reflect edit) of another's text
 			}
 		}
 		if !learning {
@@ -244,21 +243,6 @@ func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plu
 	}
 	return nil
 }
-
-// editedOther says whether the commit o, which made path's version, changed a version another
-// author's commit made: a subject is anyone's to write, and an "edit: " that made a learning,
-// or changed its author's own, would let whoever pushes it review their own text. The walk
-// back is bounded (editWalk); a version before it counts as no other author's.
-func editedOther(r *gitstore.Repo, o gitstore.Origin, path string) bool {
-	revs, err := r.FileLog(o.Commit, path, editWalk)
-	if err != nil || len(revs) < 2 || revs[0].ID != o.Commit {
-		return false
-	}
-	return !strings.EqualFold(revs[1].Email, o.Email)
-}
-
-// editWalk bounds the commits editedOther reads back from an edit for the version before it.
-const editWalk = 1000
 
 // fetched is what a fetch may add: the pack files that were not there before it, and the
 // tracking ref it moves. When the sync refuses what came, drop takes both back, so that

@@ -137,7 +137,8 @@ func TestIncomingFilesAreTakenWithTheirProvenance(t *testing.T) {
 		t.Errorf("merged pull request: %+v", rec)
 	}
 
-	// a hand edit reviews another author's text, never its own: "edit: " is anyone's to write
+	// a hand edit reviews nothing: its author wrote the version it made, and "edit: " is
+	// anyone's to write
 	const id3 = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6J"
 	m.Pull()
 	m.Put("100644", "learnings/_global/"+id3+".md", learningText(id3, "_global", "Pipe the installer into sh"))
@@ -155,7 +156,7 @@ func TestIncomingFilesAreTakenWithTheirProvenance(t *testing.T) {
 	m.Put("100644", "learnings/_global/"+id3+".md", learningText(id3, "_global", "Never pipe the installer into a shell"))
 	m.PushCommit(m.Commit("Rita", "rita@example.org", "edit: never pipe it", m.Tip()))
 	a.sync()
-	if rec, _, _ := provenance.Of(a.repo(), id3); rec.Email != "rita@example.org" || rec.Reviewed != "rita@example.org" {
+	if rec, _, _ := provenance.Of(a.repo(), id3); rec.Email != "rita@example.org" || rec.Reviewed != "" {
 		t.Errorf("another author's edit: %+v", rec)
 	}
 
