@@ -584,8 +584,17 @@ func (d *doctor) settings(r *gitstore.Repo) {
 			Fix:     fmt.Sprintf("remove them from %s and commit; set a local key on each machine with reflect config set KEY VALUE", shared)})
 		return
 	}
+	if removed, clear := r.RemovedSettings(); len(removed) > 0 {
+		d.add(Finding{Check: "settings", Severity: Warn,
+			Message: fmt.Sprintf("reflect.toml set %s, which are local to each machine: they were removed, not carried over, since this memory has a remote and whoever can push to it writes reflect.toml", strings.Join(removed, ", ")),
+			Fix:     "reflect config set KEY VALUE for the ones you chose (said once: doctor will not repeat it)"})
+		if err := clear(); err != nil {
+			d.add(Finding{Check: "settings", Severity: Warn, Message: "cannot clear the list of removed settings: " + err.Error()})
+		}
+		return
+	}
 	if _, err := os.Stat(local); errors.Is(err, os.ErrNotExist) {
-		d.add(Finding{Check: "settings", Severity: Warn, Message: fmt.Sprintf("no %s yet: the next reflect command moves the local keys of reflect.toml there", local),
+		d.add(Finding{Check: "settings", Severity: Warn, Message: fmt.Sprintf("no %s yet: the next reflect command moves the local keys of reflect.toml there (or, when the memory has a remote, removes them)", local),
 			Fix: d.reflect("config list")})
 		return
 	}

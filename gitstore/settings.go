@@ -51,6 +51,13 @@ func (r *Repo) SplitSettings(ctx context.Context) (*SettingsSplit, error) {
 		return nil, fmt.Errorf("write %s: %w", r.LocalSettingsPath(), err)
 	}
 	res := &SettingsSplit{Moved: moved, Skipped: skipped, Remote: remote}
+	if remote && len(skipped) > 0 {
+		// the first command to open the memory is often one a hook started, whose output
+		// no one reads: the list stays until a terminal (or doctor) has shown it
+		if err := r.WriteState(removedFile, []byte(strings.Join(skipped, "\n")+"\n")); err != nil {
+			return res, fmt.Errorf("write %s: %w", removedFile, err)
+		}
+	}
 	if len(moved)+len(skipped) > 0 {
 		msg := "settings: " + strings.Join(append(moved, skipped...), ", ") +
 			" are local to each machine: moved to .git/reflect/config.toml"
@@ -64,6 +71,23 @@ func (r *Repo) SplitSettings(ctx context.Context) (*SettingsSplit, error) {
 	}
 	r.reloadSettings()
 	return res, nil
+}
+
+// removedFile lists, under the state directory, the local keys SplitSettings removed from the
+// reflect.toml of a memory with a remote, until a person has been told.
+const removedFile = "settings-removed"
+
+// RemovedSettings are the local keys SplitSettings removed from reflect.toml and did not carry
+// over (the memory has a remote), not yet shown to a person; clear removes the list.
+func (r *Repo) RemovedSettings() (keys []string, clear func() error) {
+	data, _ := r.ReadState(removedFile)
+	clear = func() error {
+		if err := os.Remove(r.stateFile(removedFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return strings.Fields(string(data)), clear
 }
 
 // SetLocalSetting writes this machine's settings file with data, after checking that it

@@ -235,10 +235,17 @@ func (a *App) openRepo(lenient bool) (*gitstore.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case split != nil && split.Remote && len(split.Skipped) > 0:
+	if removed, clear := r.RemovedSettings(); len(removed) > 0 && (a.IsTerminal(a.Stderr) || split != nil && split.Remote) {
 		fmt.Fprintf(a.Stderr, "reflect: reflect.toml set %s, which are local to each machine: removed and not carried over, since this memory has a remote and whoever can push to it writes reflect.toml; set the ones you chose with reflect config set KEY VALUE (reflect config list shows what holds now)\n",
-			strings.Join(split.Skipped, ", "))
+			strings.Join(removed, ", "))
+		if a.IsTerminal(a.Stderr) {
+			if err := clear(); err != nil {
+				a.Log.Warn("clear the list of removed settings", "err", err)
+			}
+		}
+	}
+	switch {
+	case split != nil && split.Remote:
 	case split != nil:
 		if len(split.Moved) > 0 {
 			fmt.Fprintf(a.Stderr, "reflect: %s now live in %s, local to this machine (reflect.toml is synced, so it may no longer choose them); reflect config list shows them\n",
