@@ -291,6 +291,9 @@ func keepOpening(prev *Entry, d Digest, at time.Time, readFrom int64, budget int
 		if at.IsZero() || n.At.IsZero() || !n.At.Before(at) {
 			break
 		}
+		if n.Kind == NoteSubagent {
+			continue // the subagents' part is read again from the entry's start (subagentsSince)
+		}
 		opening = append(opening, n)
 	}
 	d.Truncated = d.Truncated || prev.Digest.Truncated || prev.To < readFrom
@@ -303,8 +306,6 @@ func keepOpening(prev *Entry, d Digest, at time.Time, readFrom int64, budget int
 			d.Prompts++
 		case NoteFailure:
 			d.Failures++
-		case NoteSubagent:
-			d.Subagents++
 		}
 	}
 	var cut bool
