@@ -646,6 +646,40 @@ func TestDrainRecordsAnotherAuthorsCapture(t *testing.T) {
 			}
 		}
 	}
+
+	// her capture saying the user's lesson again, and retiring it: neither is written into
+	// the user's learning, which her commit would make hers
+	var own string
+	for _, res := range rep.Entries {
+		if res.ID == mine[0] {
+			own = res.Learned[0]
+		}
+	}
+	ownPath := git(t, r.Root(), "ls-files", "learnings/*/"+own+".md")
+	before := git(t, r.Root(), "rev-parse", "HEAD:"+ownPath)
+	e2 := *e
+	e2.ID, e2.Session = queue.NewID(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)), "pushed-again"
+	e2.Digest.Notes = []queue.Note{{Kind: queue.NotePrompt, Text: "lesson number 0 about widgets"}}
+	if data, err = e2.Render(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit(context.Background(), "sync: another capture arrives", map[string][]byte{queue.Path(e2.ID): data}); err != nil {
+		t.Fatal(err)
+	}
+	if err := provenance.Save(r, map[string]provenance.Record{e2.ID: {Path: queue.Path(e2.ID), Email: "mallory@example.com", Author: "Mallory"}}); err != nil {
+		t.Fatal(err)
+	}
+	rep = run(t, r, &fake{name: "fake", answer: func(n int, in Input) ([]Proposal, error) {
+		ps, err := oneLesson(n, in)
+		ps = append(ps, Proposal{Title: "Widgets need no lessons", Body: "b", Kind: "rule", Confidence: "high", Supersedes: []string{own}})
+		return ps, err
+	}})
+	if rep.Drained != 1 || len(rep.Entries[0].Merged) != 0 || len(rep.Entries[0].Superseded) != 0 {
+		t.Fatalf("report %+v, entries %+v", rep, rep.Entries)
+	}
+	if after := git(t, r.Root(), "rev-parse", "HEAD:"+ownPath); after != before {
+		t.Errorf("the user's learning %s changed with her capture", own)
+	}
 	healthy(t, r)
 }
 
