@@ -491,7 +491,8 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 	}
 	done := make(chan result, 1)
 	// the engine is killed at the deadline plus the grace, as this process gives up: its own
-	// deadline, counted from its own start a few milliseconds later, ends its work first
+	// deadline counts from this hook's start too (Handed.Began: a resident engine's request,
+	// a child's REFLECT_HOOK_BEGAN), and ends its work first
 	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), began.Add(wait))
 	defer cancel()
 	go func() {

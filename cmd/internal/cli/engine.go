@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -278,7 +279,7 @@ func (a *App) hookHandOff(home string, args []string) func(ctx context.Context, 
 				stay = !errors.Is(err, resident.ErrBusy) // busy: one stays already
 			}
 		}
-		out, err := a.hookChild(ctx, path, home, args, h.Payload, h.Debug)
+		out, err := a.hookChild(ctx, path, home, args, h.Payload, h.Began, h.Debug)
 		if stay && !errors.Is(err, hooks.ErrNoEngine) && h.Afterwards != nil {
 			h.Afterwards("internal", "resident") // to answer the next hooks
 		}
@@ -297,14 +298,19 @@ func residentRequest(args []string, h hooks.Handed) resident.Request {
 	return req
 }
 
-// hookChild runs the hook of args in reflect-engine at path as a child.
-func (a *App) hookChild(ctx context.Context, path, home string, args []string, payload []byte, debug bool) ([]byte, error) {
+// hookChild runs the hook of args in reflect-engine at path as a child, telling it when the
+// hook began (beganEnv), as a resident engine is told: its deadline counts from there, so that
+// after a slow stdin it gives up (and hands a capture on) before this process kills it.
+func (a *App) hookChild(ctx context.Context, path, home string, args []string, payload []byte, began time.Time, debug bool) ([]byte, error) {
 	argv := []string{"--home", home}
 	if a.Verbose {
 		argv = append(argv, "--verbose")
 	}
 	c := exec.CommandContext(ctx, path, append(append(argv, "hook"), args...)...)
 	c.Stdin = bytes.NewReader(payload)
+	if !began.IsZero() {
+		c.Env = append(os.Environ(), beganEnv+"="+strconv.FormatInt(began.UnixNano(), 10))
+	}
 	var out bytes.Buffer
 	c.Stdout = &limited{w: &out, n: resident.MaxOutput}
 	if debug {
@@ -324,6 +330,30 @@ func (a *App) hookChild(ctx context.Context, path, home string, args []string, p
 		return nil, fmt.Errorf("reflect-engine: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+// beganEnv carries, to a reflect-engine run as a hook's child, when the hook began (Unix
+// nanoseconds).
+const beganEnv = "REFLECT_HOOK_BEGAN"
+
+// handedBegan is when the hook this engine runs as a child began (beganEnv), taken out of the
+// environment so that nothing it starts inherits it; zero when not set, or not a moment of
+// the last minute.
+func handedBegan() time.Time {
+	v, ok := os.LookupEnv(beganEnv)
+	if !ok {
+		return time.Time{}
+	}
+	os.Unsetenv(beganEnv)
+	ns, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	t := time.Unix(0, ns)
+	if d := time.Since(t); d < 0 || d > time.Minute {
+		return time.Time{}
+	}
+	return t
 }
 
 // limited writes at most n bytes to w and drops the rest (a hook's output is one small JSON

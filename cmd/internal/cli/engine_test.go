@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A source checkout of this module is recognised by its go.mod, not by a go.mod of any module.
@@ -67,5 +70,43 @@ func TestNoEngine(t *testing.T) {
 	var ne *NoEngineError
 	if !errors.As(err, &ne) || ExitCode(err) != exitNoEngine || !strings.Contains(err.Error(), "go install github.com/reflect-memory/reflect/cmd/...@latest") {
 		t.Fatalf("enginePath beside a test binary: %v (exit %d); want a NoEngineError, exit %d, naming the install line", err, ExitCode(err), exitNoEngine)
+	}
+}
+
+// A reflect-engine run as a hook's child is told when the hook began, and takes that out of
+// the environment of what it starts: its deadline then counts from the hook's start, as a
+// resident engine's does, not from its own a slow stdin later.
+func TestHookChildIsToldWhenTheHookBegan(t *testing.T) {
+	dir := t.TempDir()
+	engine := filepath.Join(dir, "reflect-engine")
+	script := "#!/bin/sh\nprintf '%s' \"$" + beganEnv + "\" > \"$(dirname \"$0\")/began\"\n"
+	if err := os.WriteFile(engine, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now().Add(-300 * time.Millisecond)
+	a := &App{Stderr: io.Discard}
+	if _, err := a.hookChild(context.Background(), engine, dir, []string{"claude"}, []byte("{}"), began, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "began"))
+	if err != nil || string(got) != strconv.FormatInt(began.UnixNano(), 10) {
+		t.Fatalf("the child saw %s=%q (%v), want %d", beganEnv, got, err, began.UnixNano())
+	}
+	for _, tt := range []struct {
+		value string
+		want  time.Time
+	}{
+		{strconv.FormatInt(began.UnixNano(), 10), time.Unix(0, began.UnixNano())},
+		{strconv.FormatInt(time.Now().Add(-time.Hour).UnixNano(), 10), time.Time{}}, // not this hook's
+		{strconv.FormatInt(time.Now().Add(time.Hour).UnixNano(), 10), time.Time{}},
+		{"soon", time.Time{}},
+	} {
+		t.Setenv(beganEnv, tt.value)
+		if got := handedBegan(); !got.Equal(tt.want) {
+			t.Errorf("handedBegan(%q) = %v, want %v", tt.value, got, tt.want)
+		}
+		if _, ok := os.LookupEnv(beganEnv); ok {
+			t.Errorf("%s left in the environment", beganEnv)
+		}
 	}
 }

@@ -59,6 +59,9 @@ func (a *App) runHook(ctx context.Context, home string, args []string, o hooks.O
 	o.Debug = a.Verbose || os.Getenv("REFLECT_DEBUG") == "1"
 	if a.Engine != nil {
 		o.Engine = a.Engine.Hooks()
+		if o.Began.IsZero() {
+			o.Began = handedBegan() // a child the lean reflect handed the hook to
+		}
 	} else {
 		// the recall events and opencode's captures run in reflect-engine
 		o.HandOff = a.hookHandOff(home, args)
