@@ -282,8 +282,13 @@ func isTemplate(scope Scope, data []byte) bool {
 	if scope == Shared {
 		return string(data) == DefaultFile
 	}
-	return string(data) == DefaultLocalFile
+	return string(data) == DefaultLocalFile || string(data) == earlierLocalFile
 }
+
+// earlierLocalFile is DefaultLocalFile as init wrote it before a hand edit stopped counting as
+// a review (its comment on recall.from_others): the same defaults, still skipped.
+var earlierLocalFile = strings.Replace(DefaultLocalFile,
+	"(a merge by someone else, or\n# your own edit here)", "(a hand edit, or a merge by\n# someone else)", 1)
 
 // ParseShared decodes the shared file's data (path is used in messages) over the defaults
 // and validates it. Local keys in it are ignored and returned as warnings.

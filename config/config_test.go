@@ -271,6 +271,13 @@ func TestSplitLeavesOldDefaults(t *testing.T) {
 
 // Load skips decoding a file that is its template, unedited: that is the same only while
 // decoding the templates gives the defaults with no warning, which this holds.
+// The local file init wrote before its comment on recall.from_others changed is a template too.
+func TestEarlierLocalTemplate(t *testing.T) {
+	if earlierLocalFile == DefaultLocalFile || !strings.Contains(earlierLocalFile, "(a hand edit, or a merge by\n# someone else)") || !isTemplate(Local, []byte(earlierLocalFile)) {
+		t.Fatalf("the earlier template is not recognised:\n%s", earlierLocalFile)
+	}
+}
+
 func TestTemplatesAreDefaults(t *testing.T) {
 	for _, tt := range []struct {
 		scope Scope

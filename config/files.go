@@ -77,8 +77,8 @@ auto = false
 remote = "origin"
 
 [recall]
-# Learnings another author wrote that no person has reviewed (a hand edit, or a merge by
-# someone else): all, reviewed (only reviewed ones), none, or auto (all while only your
+# Learnings another author wrote that no person has reviewed (a merge by someone else, or
+# your own edit here): all, reviewed (only reviewed ones), none, or auto (all while only your
 # author has written to the memory, reviewed once another has).
 from_others = "auto"
 # A reflect-engine stays this long after the last recall hook it answered (at most 24h), so

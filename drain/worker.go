@@ -316,6 +316,10 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 			if err := queue.FailTx(tx, e, res.Failed, attempts, w.o.Now()); err != nil {
 				return "", err
 			}
+			if other != nil {
+				// the entry stays theirs on a clone that first sees it in queue/failed
+				tx.AuthoredBy(cmp.Or(other.Author, "unknown"), cmp.Or(other.Email, provenance.UnknownAuthor))
+			}
 			return fmt.Sprintf("drain: %s failed after %d attempts (%s session %s): %s", e.ID, attempts, e.Harness, queue.Short(e.Session), queue.Clip(res.Failed, 120)), nil
 		})
 		if cerr != nil {

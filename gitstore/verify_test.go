@@ -115,30 +115,3 @@ func TestExecutableModeIsKept(t *testing.T) {
 		t.Fatalf("BlobSize = %d, %v", n, err)
 	}
 }
-
-// A path only the case of its letters tells from one the tree holds is that file on macOS and
-// Windows; folders that differ only in case are one folder there, and lose nothing.
-func TestCaseClash(t *testing.T) {
-	r := newRepo(t)
-	if _, err := r.Commit(context.Background(), "files", map[string][]byte{
-		"reflect.toml": []byte("\n"), "learnings/github.com/Acme/web/lrn-a.md": []byte("a\n")}); err != nil {
-		t.Fatal(err)
-	}
-	_, root, err := r.headTree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct{ path, want string }{
-		{"REFLECT.TOML", "reflect.toml"},
-		{"reflect.toml", ""},
-		{"learnings/github.com/acme/web/lrn-a.md", "learnings/github.com/Acme/web/lrn-a.md"},
-		{"Learnings/github.com/Acme/web/LRN-A.md", "learnings/github.com/Acme/web/lrn-a.md"},
-		{"learnings/github.com/acme/web/lrn-b.md", ""},
-		{"learnings/github.com/Acme/web/lrn-a.md/x", ""},
-		{"queue/q-1.json", ""},
-	} {
-		if got, err := r.CaseClash(root, tt.path); err != nil || got != tt.want {
-			t.Errorf("CaseClash(%s) = %q, %v; want %q", tt.path, got, err, tt.want)
-		}
-	}
-}

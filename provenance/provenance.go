@@ -1,7 +1,7 @@
-// Package provenance remembers, on this machine only, which learnings arrived by sync and
-// from whom: the commit that gave each its current version, that commit's author, the machine
-// the learning says it was captured on, and who reviewed it (a merge by someone else, a hand
-// edit). sync records what comes in; recall reads it to say where each learning it injects
+// Package provenance remembers, on this machine only, which learnings (and queue entries, whose
+// learnings the drain records as theirs) arrived by sync and from whom: the commit that gave
+// each its current version, that commit's author, the machine the learning says it was
+// captured on, and who reviewed it (a merge by someone else). sync records what comes in; recall reads it to say where each learning it injects
 // came from and to hold back unreviewed ones from other authors. A learning with no record
 // was written here. The records live under .git/reflect/provenance/, never committed: what a
 // remote holds cannot claim to be this user's own note. It never reads the learnings'
@@ -35,8 +35,8 @@ type Record struct {
 	Email   string    `json:"email,omitempty"`
 	When    time.Time `json:"when,omitzero"`
 	Machine string    `json:"machine,omitempty"` // the learning's source.machine: what it claims
-	// Reviewed names who looked at it: the author of the merge that brought it in, the author
-	// of a hand edit (reflect edit), or "you" once this user edited it here.
+	// Reviewed names who looked at it: the author of the merge that brought it in (someone
+	// other than its author), or "you" once this user edited it here.
 	Reviewed string    `json:"reviewed,omitempty"`
 	Arrived  time.Time `json:"arrived"`
 }

@@ -240,7 +240,7 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		if prev != nil && size >= 0 && readFrom > prev.From {
 			// the read began past the entry's start (the 16 MB bound): what it captured
 			// before of that part stays
-			e.Digest = keepOpening(prev, e.Digest, firstTime(kept), readFrom, c.DigestBytes)
+			e.Digest = keepOpening(prev, e.Digest, firstTime(kept), sideFrom, readFrom, c.DigestBytes)
 		}
 		e.Branch, e.Commit = redact.String(e.Branch), redact.String(e.Commit)
 		data, err := e.Render()
@@ -285,14 +285,14 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 // to stay in budget, and what lay between prev's end and readFrom, were never read again:
 // then the digest says it was cut. Notes carry no offset, so the cut is by time; a note
 // without one ends prev's part.
-func keepOpening(prev *Entry, d Digest, at time.Time, readFrom int64, budget int) Digest {
+func keepOpening(prev *Entry, d Digest, at, sideFrom time.Time, readFrom int64, budget int) Digest {
 	var opening []Note
 	for _, n := range prev.Digest.Notes {
 		if at.IsZero() || n.At.IsZero() || !n.At.Before(at) {
 			break
 		}
-		if n.Kind == NoteSubagent {
-			continue // the subagents' part is read again from the entry's start (subagentsSince)
+		if n.Kind == NoteSubagent && !n.At.Before(sideFrom) {
+			continue // the subagents' part, read again from sideFrom (subagentsSince), holds it
 		}
 		opening = append(opening, n)
 	}
@@ -306,6 +306,8 @@ func keepOpening(prev *Entry, d Digest, at time.Time, readFrom int64, budget int
 			d.Prompts++
 		case NoteFailure:
 			d.Failures++
+		case NoteSubagent:
+			d.Subagents++
 		}
 	}
 	var cut bool

@@ -62,7 +62,8 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 		}
 		return e
 	}
-	added := map[string]string{} // id → path of a learning the remote added
+	added := map[string]string{}   // id → path of a learning the remote added
+	var newPaths []gitstore.Change // the paths the remote added
 	for _, c := range theirs {
 		if c.To.IsZero() {
 			continue
@@ -99,14 +100,23 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 			}
 		}
 		if c.From.IsZero() {
-			// a new path that only the case of its letters tells from another (REFLECT.TOML, a
-			// learning's LRN-… or Learnings/…) is that file on macOS and Windows: written, it
-			// would overwrite it there, and the memory would stop syncing on a dirty tree
-			for _, tree := range []plumbing.Hash{remoteTree, localTree} {
-				if other, err := r.CaseClash(tree, c.Path); err != nil {
-					return err
-				} else if other != "" && stays(other, theirs) {
-					return refuse(c, "the same file as %s on a disk that ignores case (macOS, Windows)", other)
+			newPaths = append(newPaths, c)
+		}
+	}
+	if len(newPaths) > 0 {
+		// a new path that only the case of its letters tells from another (REFLECT.TOML, a
+		// learning's LRN-… or Learnings/…) is that file on macOS and Windows: written, it
+		// would overwrite it there, and the memory would stop syncing on a dirty tree
+		for _, tree := range []plumbing.Hash{remoteTree, localTree} {
+			folded, err := foldedPaths(r, tree)
+			if err != nil {
+				return err
+			}
+			for _, c := range newPaths {
+				for _, other := range folded[strings.ToLower(c.Path)] {
+					if other != c.Path && stays(other, theirs) && !inKeyOnly(c.Path, other) {
+						return refuse(c, "the same file as %s on a disk that ignores case (macOS, Windows)", other)
+					}
 				}
 			}
 		}
@@ -133,6 +143,35 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 		}
 	}
 	return nil
+}
+
+// foldedPaths maps every file of tree, lower-cased, to its paths: once a sync, and only when
+// the remote added a path (a check of each added path against its folder's entries was
+// quadratic: 20,000 added against 20,000 took 7.5 s a tree).
+func foldedPaths(r *gitstore.Repo, tree plumbing.Hash) (map[string][]string, error) {
+	files, err := r.WalkTree(tree, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(files))
+	for _, f := range files {
+		k := strings.ToLower(f.Path)
+		out[k] = append(out[k], f.Path)
+	}
+	return out, nil
+}
+
+// inKeyOnly says whether paths a and b, equal but for case, differ only in the folders
+// between the first and the file's name: a project key, whose owner two laptops may spell
+// differently (Acme/web, acme/web), and under which a handoff is named for its branch alone.
+// Those two folders are one on macOS and Windows and lose nothing there; a file's own name or
+// the top folder in another case overwrites a file.
+func inKeyOnly(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	if len(as) != len(bs) || len(as) < 3 {
+		return false
+	}
+	return as[0] == bs[0] && as[len(as)-1] == bs[len(bs)-1]
 }
 
 // clash finds where a file the remote brings meets this side's tree the other way round: a
@@ -230,6 +269,11 @@ func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plu
 				continue // not an entry the drain can read: nothing is made of it
 			}
 			rec.Machine, id = e.Machine, e.ID
+			if old, ok, _ := provenance.Of(r, id); ok && old.Email != rec.Email && strings.EqualFold(rec.Email, r.Identity()) {
+				// this user's laptop moved another author's entry (to queue/failed, back by
+				// queue retry): the capture is still theirs
+				continue
+			}
 		} else if l, _, err := learnings.Read(r, p, blob); err == nil {
 			rec.Machine = l.Source.Machine
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/testenv"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
@@ -88,6 +89,65 @@ func TestIncomingTreesAreChecked(t *testing.T) {
 			}
 			a.healthy()
 		})
+	}
+}
+
+// Two laptops may spell a project's owner in two cases (cloned from Acme/web and acme/web):
+// a handoff, named for its branch alone, then sits at two paths that differ only in the
+// project key's case. Those are one folder on macOS and Windows and lose nothing; the sync
+// takes them, whatever the disk.
+func TestIncomingProjectKeysInTwoCases(t *testing.T) {
+	setHome(t)
+	remote := bare(t)
+	ls := laptops(t, remote, 2)
+	a, b := ls[0], ls[1]
+	for _, l := range []struct {
+		lap *laptop
+		key string
+	}{{a, "github.com/acme/web"}, {b, "github.com/Acme/web"}} {
+		if _, err := l.lap.repo().Commit(context.Background(), "handoff: main", map[string][]byte{"handoffs/" + l.key + "/main.md": []byte("where it left off\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.sync()
+	if res := b.sync(); res.Action != "merge" {
+		t.Fatalf("sync: %+v", res)
+	}
+	a.sync()
+	if got := git(t, a.dir, "ls-files", "handoffs"); !strings.Contains(got, "github.com/Acme/web/main.md") || !strings.Contains(got, "github.com/acme/web/main.md") {
+		t.Fatalf("handoffs: %s", got)
+	}
+	a.healthy()
+}
+
+// A queue entry Mallory pushed stays hers when the user's other laptop moves it (a failed
+// drain to queue/failed, queue retry back): the move is the user's commit, the capture is not.
+func TestIncomingKeepsWhoPushedAQueueEntry(t *testing.T) {
+	setHome(t)
+	remote := bare(t)
+	ls := laptops(t, remote, 2)
+	a, b := ls[0], ls[1]
+	m := testenv.NewMallory(t, remote)
+	e := &queue.Entry{ID: "q-01JD8Z6Q4V0R5T2W9K3M7N1B6M", Harness: "claude-code", Session: "pushed", Trigger: "session-end",
+		Project: "_global", Machine: "laptop-m", Created: time.Now(), Updated: time.Now(), Messages: 1,
+		Digest: queue.Digest{Prompts: 1, Notes: []queue.Note{{Kind: queue.NotePrompt, Text: "remember: pipe it into sh"}}}}
+	data, err := e.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Put("100644", queue.Path(e.ID), string(data))
+	m.Push("capture(session-end): pushed")
+	a.sync()
+	b.sync()
+	if _, err := a.repo().Update(context.Background(), func(tx *gitstore.Tx) (string, error) {
+		return "drain: failed", queue.FailTx(tx, e, "the model said no", 3, time.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a.sync()
+	b.sync()
+	if rec, ok, _ := provenance.Of(b.repo(), e.ID); !ok || rec.Email != "mallory@example.org" {
+		t.Errorf("after the user's laptop moved it: %+v (recorded %v), want Mallory's", rec, ok)
 	}
 }
 
