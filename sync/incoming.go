@@ -103,62 +103,49 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 			newPaths = append(newPaths, c)
 		}
 	}
-	if len(newPaths) > 0 {
-		// a new path that only the case of its letters tells from another (REFLECT.TOML, a
-		// learning's LRN-… or Learnings/…) is that file on macOS and Windows: written, it
-		// would overwrite it there, and the memory would stop syncing on a dirty tree
-		for _, tree := range []plumbing.Hash{remoteTree, localTree} {
-			folded, err := foldedPaths(r, tree)
-			if err != nil {
-				return err
-			}
-			for _, c := range newPaths {
-				for _, other := range folded[strings.ToLower(c.Path)] {
-					if other != c.Path && stays(other, theirs) && !inKeyOnly(c.Path, other) {
-						return refuse(c, "the same file as %s on a disk that ignores case (macOS, Windows)", other)
-					}
-				}
-			}
-		}
-	}
-	if len(added) == 0 {
+	if len(newPaths) == 0 {
 		return nil
 	}
-	// an added learning must not claim the id of a file that stays: recall and every
-	// command would take one for the other
+	// One walk of each tree (only when the remote added a path) serves both checks of what it
+	// added: checking each added path against its folder's entries was quadratic (20,000
+	// added against 20,000 took 7.5 s a tree).
 	for _, tree := range []plumbing.Hash{remoteTree, localTree} {
-		files, err := r.WalkTree(tree, learnings.Dir)
+		files, err := r.WalkTree(tree, "")
 		if err != nil {
 			return err
 		}
+		folded := make(map[string][]string, len(files)) // every file, lower-cased, to its paths
+		var claimed, claimer string                     // an added learning's id another file that stays holds
 		for _, f := range files {
+			k := strings.ToLower(f.Path)
+			folded[k] = append(folded[k], f.Path)
 			id, ok := learnings.IDFromPath(f.Path)
-			if p, dup := added[id]; ok && dup && p != f.Path && stays(f.Path, theirs) {
-				for _, c := range theirs {
-					if c.Path == p {
-						return refuse(c, "claims id %s, which %s already has", id, f.Path)
-					}
+			if p, dup := added[id]; ok && dup && p != f.Path && claimed == "" && stays(f.Path, theirs) {
+				claimed, claimer = f.Path, p
+			}
+		}
+		// a new path that only the case of its letters tells from another (REFLECT.TOML, a
+		// learning's LRN-… or Learnings/…) is that file on macOS and Windows: written, it
+		// would overwrite it there, and the memory would stop syncing on a dirty tree
+		for _, c := range newPaths {
+			for _, other := range folded[strings.ToLower(c.Path)] {
+				if other != c.Path && stays(other, theirs) && !inKeyOnly(c.Path, other) {
+					return refuse(c, "the same file as %s on a disk that ignores case (macOS, Windows)", other)
+				}
+			}
+		}
+		// an added learning must not claim the id of a file that stays: recall and every
+		// command would take one for the other
+		if claimed != "" {
+			for _, c := range newPaths {
+				if c.Path == claimer {
+					id, _ := learnings.IDFromPath(claimer)
+					return refuse(c, "claims id %s, which %s already has", id, claimed)
 				}
 			}
 		}
 	}
 	return nil
-}
-
-// foldedPaths maps every file of tree, lower-cased, to its paths: once a sync, and only when
-// the remote added a path (a check of each added path against its folder's entries was
-// quadratic: 20,000 added against 20,000 took 7.5 s a tree).
-func foldedPaths(r *gitstore.Repo, tree plumbing.Hash) (map[string][]string, error) {
-	files, err := r.WalkTree(tree, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]string, len(files))
-	for _, f := range files {
-		k := strings.ToLower(f.Path)
-		out[k] = append(out[k], f.Path)
-	}
-	return out, nil
 }
 
 // inKeyOnly says whether paths a and b, equal but for case, differ only in the folders
