@@ -304,10 +304,11 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 		res.Failed = redact.String(err.Error()) // it may quote the extractor's output
 		_, cerr := w.r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 			res.Requeued = ""
-			if _, err := tx.Read(it.Path); err != nil {
+			data, err := tx.Read(it.Path)
+			if err != nil {
 				return "", nil // gone meanwhile (drained elsewhere and synced)
 			}
-			if it.Changed(tx) {
+			if it.Changed(data) {
 				// the failure was of a version a capture has replaced: the new one, which
 				// holds more of the session, is tried afresh (queue/failed would keep the old)
 				res.Requeued = rewritten
@@ -317,8 +318,7 @@ func (w *worker) entry(ctx context.Context, it queue.Item) (EntryResult, string,
 				return "", err
 			}
 			if other != nil {
-				// the entry stays theirs on a clone that first sees it in queue/failed
-				tx.AuthoredBy(cmp.Or(other.Author, "unknown"), cmp.Or(other.Email, provenance.UnknownAuthor))
+				authoredBy(tx, other) // the entry stays theirs on a clone that first sees it in queue/failed
 			}
 			return fmt.Sprintf("drain: %s failed after %d attempts (%s session %s): %s", e.ID, attempts, e.Harness, queue.Short(e.Session), queue.Clip(res.Failed, 120)), nil
 		})
@@ -502,11 +502,12 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 		wrote := map[string][]byte{}                                                // each new learning's content by its path, for its provenance record
 		rewrote, res.Handoff = handoff.Written{}, handoffWas
 		res.Requeued = ""
-		if _, err := tx.Read(it.Path); err != nil {
+		data, err := tx.Read(it.Path)
+		if err != nil {
 			res.Note = "gone from the queue meanwhile"
 			return "", nil
 		}
-		if it.Changed(tx) {
+		if it.Changed(data) {
 			// deleting it would lose the turns the rewrite added, which the extractor never
 			// read; the next drain reads the whole session again, once
 			res.Requeued = rewritten
@@ -528,11 +529,13 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 			}) {
 				continue
 			}
-			// or one the project already has
-			if other != nil && w.duplicates(tx, p, paths) {
-				continue // theirs to say again, not to write into this memory's learning
-			}
-			if id, ok := w.merge(tx, p, paths, e, now, res); other == nil && ok {
+			// or one the project already has: another author's is theirs to say again, not to
+			// write into this memory's learning (their commit would make it theirs)
+			if other != nil {
+				if w.duplicates(tx, p, paths) {
+					continue
+				}
+			} else if id, ok := w.merge(tx, p, paths, e, now, res); ok {
 				res.Merged = append(res.Merged, id)
 				continue
 			}
@@ -607,7 +610,7 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 		}
 		tx.Delete(it.Path)
 		if other != nil {
-			tx.AuthoredBy(cmp.Or(other.Author, "unknown"), cmp.Or(other.Email, provenance.UnknownAuthor))
+			authoredBy(tx, other)
 			if err := saveOthers(w.r, other, wrote); err != nil {
 				// without the records this machine would take them for the user's own
 				return "", fmt.Errorf("record who wrote the capture: %w", err)
@@ -625,6 +628,11 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 		}
 	}
 	return err
+}
+
+// authoredBy makes the commit of tx other's, as their capture was.
+func authoredBy(tx *gitstore.Tx, other *provenance.Record) {
+	tx.AuthoredBy(cmp.Or(other.Author, "unknown"), cmp.Or(other.Email, provenance.UnknownAuthor))
 }
 
 // saveOthers records the learnings wrote (contents by path) as other's: before the commit

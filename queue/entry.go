@@ -148,11 +148,10 @@ type Item struct {
 	Blob plumbing.Hash
 }
 
-// Changed says whether the entry's file in tx is gone or holds another version than the
+// Changed says whether data, what the entry's file holds now, is another version than the
 // one read (a capture of its session rewrote it meanwhile).
-func (it Item) Changed(tx *gitstore.Tx) bool {
-	data, err := tx.Read(it.Path)
-	return err != nil || plumbing.ComputeHash(plumbing.BlobObject, data) != it.Blob
+func (it Item) Changed(data []byte) bool {
+	return plumbing.ComputeHash(plumbing.BlobObject, data) != it.Blob
 }
 
 // List returns the pending entries, oldest first, then the failed ones. A file that does not
@@ -188,7 +187,7 @@ func collect(files []gitstore.File, read func(gitstore.File) ([]byte, error)) (i
 			bad = append(bad, err)
 			continue
 		}
-		items = append(items, Item{Entry: e, Path: f.Path, Failed: strings.HasPrefix(f.Path, FailedDir+"/"), Blob: plumbing.ComputeHash(plumbing.BlobObject, data)})
+		items = append(items, Item{Entry: e, Path: f.Path, Failed: strings.HasPrefix(f.Path, FailedDir+"/"), Blob: f.ID})
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i].Failed != items[j].Failed {
