@@ -143,3 +143,43 @@ func TestLateCaptureHandedOn(t *testing.T) {
 	}
 	assertHealthy(t, environ, home)
 }
+
+// TestAbandonedLateCaptureRunByTheDrain: a capture handed on at its hook's deadline that no
+// late-hook completed (its process could not be started, the machine went down, it gave up
+// too) is not left to the 30-day sweep: reflect status counts it, and the next drain runs it
+// again, then drains what it queued.
+func TestAbandonedLateCaptureRunByTheDrain(t *testing.T) {
+	environ := env(t)
+	home := initRepo(t, environ)
+	src, err := os.ReadFile(filepath.Join("..", "fixtures", "transcripts", "claude-session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(tr, src, 0o644)
+	payload, _ := json.Marshal(map[string]any{"session_id": "late-2", "transcript_path": tr, "cwd": t.TempDir(), "hook_event_name": "SessionEnd", "reason": "exit"})
+	saved := time.Now().Add(-5 * time.Minute)
+	data, _ := json.Marshal(map[string]any{"harness": "claude", "saved": saved, "payload": payload})
+	dir := filepath.Join(home, ".git", "reflect", "state", "late")
+	os.MkdirAll(dir, 0o755)
+	file := filepath.Join(dir, fmt.Sprintf("claude-late-2-%d.json", saved.UnixNano()))
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(file, saved, saved)
+
+	if st := run(t, environ, home, reflectBin(t), "--home", home, "status"); !strings.Contains(st, "1 captures a hook gave up on") {
+		t.Fatalf("status does not count the capture handed on:\n%s", st)
+	}
+	out := run(t, environ, home, reflectBin(t), "--home", home, "drain", "--extractor", "heuristic")
+	if !strings.Contains(out, "drained 1,") {
+		t.Errorf("drain: %s", out)
+	}
+	if log := run(t, environ, home, "git", "log", "--format=%s"); !strings.Contains(log, "session late-2") {
+		t.Errorf("no capture of the session in the history:\n%s", log)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("captures left behind: %v", left)
+	}
+	assertHealthy(t, environ, home)
+}

@@ -144,8 +144,9 @@ type report struct {
 // Run handles one hook invocation and never fails: every problem is logged, the process
 // goes on to exit 0, and at most one JSON object reaches Stdout. The event's deadline counts
 // from the moment Run starts, so reading and decoding stdin spend the same budget as the
-// handler.
-func Run(ctx context.Context, o Options) {
+// handler. What became of the work is returned for a caller that runs a capture again
+// (`reflect internal late-hook`); a hook's process ignores it.
+func Run(ctx context.Context, o Options) (oc Outcome) {
 	if os.Getenv("REFLECT_INTERNAL") == "1" {
 		return // reflect's own claude -p / codex exec: neither captured nor recalled
 	}
@@ -254,7 +255,7 @@ func Run(ctx context.Context, o Options) {
 			for _, args := range e.takeAfterwards() {
 				e.background(args...)
 			}
-			return
+			return Outcome{Done: err == nil}
 		}
 		// reflect-engine is not installed: what this process can do (a prompt's "remember:",
 		// a correction, a capture) is still done; nothing is recalled
@@ -308,6 +309,7 @@ func Run(ctx context.Context, o Options) {
 		final.Error = res.err.Error()
 		log.Error("hook failed", "event", p.Event, "harness", harness, "session", p.SessionID, "err", res.err)
 	}
+	oc = Outcome{Done: res.err == nil && !final.TimedOut}
 	if res.out != nil && !final.TimedOut {
 		if b, err := json.Marshal(res.out); err == nil {
 			o.Stdout.Write(append(b, '\n'))
@@ -328,16 +330,8 @@ func Run(ctx context.Context, o Options) {
 	} else if r.PoolLow() {
 		e.background("internal", "fill-pool")
 	}
+	return oc
 }
-
-// LateDir holds the payloads of captures handed to `reflect internal late-hook` (local state,
-// removed as that reads them; swept by the drain with the sessions' state).
-const LateDir = "state/late"
-
-// LateDeadline bounds a capture run again after its hook gave up: a session of tens of
-// megabytes read in full (a 30 MB transcript with two 4.5 MB subagents took 650 ms against
-// the hook's 500 ms, on two cores, every time it was tried).
-const LateDeadline = 30 * time.Second
 
 // capturing says whether the event commits a capture of the session, which a hook that gives
 // up on it at its deadline hands to a process of its own (runLate) rather than lose: every
@@ -348,19 +342,6 @@ func (e *event) capturing() bool {
 		return e.SessionID != "" && e.spawn != nil
 	}
 	return false
-}
-
-// runLate saves the hook's payload under LateDir and starts `reflect internal late-hook` on
-// it, detached; it says what it did, for last-event.json.
-func (e *event) runLate(o Options, payload []byte) string {
-	name := fmt.Sprintf("%s-%d.json", queue.StateName(e.harness, e.SessionID), time.Now().UnixNano())
-	if err := e.repo.WriteState(LateDir+"/"+name, payload); err != nil {
-		e.log.Error("capture lost to the hook's deadline: its payload could not be saved", "event", e.Event, "session", e.SessionID, "err", err)
-		return "not handed on: " + err.Error()
-	}
-	e.background("internal", "late-hook", o.Harness, o.Event, LateDir+"/"+name)
-	e.log.Warn("capture passed the hook's deadline: handed to a background process", "event", e.Event, "session", e.SessionID, "payload", name)
-	return "handed to a background process"
 }
 
 // stdin is what a hook read of its standard input.
@@ -506,6 +487,12 @@ func (e *event) handOff(ctx context.Context, o Options, payload []byte, began ti
 	case <-time.After(time.Until(began.Add(wait))):
 		e.report.TimedOut = true
 		res.err = fmt.Errorf("%s hook: reflect-engine passed the deadline; gave up", e.Event)
+		if !o.Late && e.capturing() {
+			// opencode's capture, which reads its database in the engine: the engine gives up
+			// at the moment it is killed, so its own hand-off may never happen. This one may
+			// come second; the capture run second then finds the session's marks up to date.
+			e.report.Late = e.runLate(o, payload)
+		}
 	}
 	if errors.Is(res.err, ErrNoEngine) {
 		return res.err
@@ -542,7 +529,7 @@ func (e *event) startBesides() startBesides {
 	return startBesides{
 		sync:  e.cfg.Sync.Auto && e.repo.Remote(e.cfg.Sync.Remote) != "",
 		teams: len(team.Names(e.repo)) > 0,
-		drain: e.queued(),
+		drain: e.queued() || LateSaved(e.repo) > 0,
 	}
 }
 

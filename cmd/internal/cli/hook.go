@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -54,7 +52,7 @@ one JSON object the host accepts. Problems are logged under .git/reflect/log.`,
 
 // runHook runs one hook event with o's harness, event, input and output, in this process or,
 // for what needs the engine, in reflect-engine.
-func (a *App) runHook(ctx context.Context, home string, args []string, o hooks.Options) {
+func (a *App) runHook(ctx context.Context, home string, args []string, o hooks.Options) hooks.Outcome {
 	o.Home, o.Stderr, o.Background = home, a.Stderr, a.Background
 	o.Debug = a.Verbose || os.Getenv("REFLECT_DEBUG") == "1"
 	if a.Engine != nil {
@@ -66,42 +64,47 @@ func (a *App) runHook(ctx context.Context, home string, args []string, o hooks.O
 		// the recall events and opencode's captures run in reflect-engine
 		o.HandOff = a.hookHandOff(home, args)
 	}
-	hooks.Run(ctx, o)
+	return hooks.Run(ctx, o)
 }
 
 // lateHookCmd runs again, detached and with hooks.LateDeadline, a capture a hook gave up on at
-// its deadline (a transcript too long to read in it): reflect runs it itself.
+// its deadline (a transcript too long to read in it, a repository held through it): in
+// reflect-engine when there is one (opencode's captures read its database there, and a child
+// engine would be held to the hook's deadline), else here.
 func (a *App) lateHookCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "late-hook HARNESS EVENT FILE",
+		Use:   "late-hook FILE",
 		Short: "Run again, without the hook's deadline, a capture a hook gave up on (what the hook starts)",
-		Args:  cobra.ExactArgs(3),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := hooks.LateName(args[0])
+			if err != nil {
+				return fmt.Errorf("late-hook: %w", err)
+			}
+			if a.Engine == nil {
+				if path, err := enginePath(false, io.Discard); err == nil {
+					return execEngine(path, a.args())
+				}
+			}
 			home, err := a.HomeDir()
 			if err != nil {
 				return err
 			}
-			r, err := gitstore.Open(home)
-			if err != nil {
-				return err
-			}
-			name, ok := strings.CutPrefix(filepath.ToSlash(args[2]), hooks.LateDir+"/")
-			if !ok || name == "" || strings.Contains(name, "/") {
-				r.Close()
-				return fmt.Errorf("late-hook: %s is not a file of %s", args[2], hooks.LateDir)
-			}
-			payload, err := r.ReadState(hooks.LateDir + "/" + name)
-			rerr := os.Remove(filepath.Join(r.StateDir(), filepath.FromSlash(hooks.LateDir), name))
-			r.Close()
-			if err != nil {
-				return err
-			}
-			if rerr != nil {
-				a.Log.Warn("remove the late hook's payload", "file", args[2], "err", rerr)
-			}
-			a.runHook(cmd.Context(), home, args[:2], hooks.Options{Harness: args[0], Event: args[1],
-				Stdin: bytes.NewReader(payload), Stdout: io.Discard, Late: true})
-			return nil
+			return a.RunLate(cmd.Context(), home, name)
 		},
 	}
+}
+
+// RunLate runs again the capture saved as name under hooks.LateDir (hooks.RunLate): what a
+// late-hook does, and a drain for those no late-hook completed.
+func (a *App) RunLate(ctx context.Context, home, name string) error {
+	r, err := gitstore.Open(home)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return hooks.RunLate(r, name, func(l hooks.Late) hooks.Outcome {
+		return a.runHook(ctx, home, []string{l.Harness, l.Event}, hooks.Options{Harness: l.Harness, Event: l.Event,
+			Stdin: bytes.NewReader(l.Payload), Stdout: io.Discard, Late: true})
+	})
 }

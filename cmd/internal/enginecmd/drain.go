@@ -1,6 +1,7 @@
 package enginecmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/reflect-memory/reflect/drain"
 	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/hooks"
 	"github.com/reflect-memory/reflect/hooks/hookengine"
 	"github.com/reflect-memory/reflect/hooks/resident"
 	"github.com/reflect-memory/reflect/index"
@@ -60,6 +62,7 @@ reflect.toml's drain.extractor is the default.`,
 				}
 				return a.drainBackground(r, args)
 			}
+			a.runAbandonedLate(cmd.Context(), r)
 			rep, err := drain.Run(cmd.Context(), r, drain.Options{Extractor: drain.FromConfig(cfg, drain.LLMOptions{}), Max: o.max, Log: a.Log})
 			if errors.Is(err, drain.ErrBusy) {
 				fmt.Fprintln(a.Stderr, "reflect: another drain is running; nothing to do")
@@ -112,6 +115,24 @@ reflect.toml's drain.extractor is the default.`,
 	return cmd
 }
 
+// runAbandonedLate runs again, before the drain reads the queue they add to, the captures
+// handed on at their hook's deadline that no late-hook completed (hooks.AbandonedLate): its
+// process could not be started, the machine went down, or it gave up too.
+func (a *app) runAbandonedLate(ctx context.Context, r *gitstore.Repo) {
+	names, err := hooks.AbandonedLate(r, time.Now())
+	if err != nil {
+		a.Log.Warn("list the captures handed on", "err", err)
+	}
+	for _, name := range names {
+		if ctx.Err() != nil {
+			return
+		}
+		if err := a.RunLate(ctx, r.Root(), name); err != nil {
+			fmt.Fprintf(a.Stderr, "reflect: %v\n", err)
+		}
+	}
+}
+
 // sweepSessions removes what sessions left on this machine longer ago than recall.SeenKept
 // (hookengine.SweepSessions);
 // what it cannot remove is logged and left for the next drain.
@@ -156,6 +177,7 @@ type statusJSON struct {
 	Head     string              `json:"head"`
 	Queue    int                 `json:"queue"`
 	Failed   int                 `json:"failed"`
+	Late     int                 `json:"handed_on"` // captures a hook gave up on, not yet run again
 	LastRun  *drain.Report       `json:"last_drain,omitempty"`
 	Paused   *drainstate.Pause   `json:"paused,omitempty"`
 	Usage    drainstate.DayUsage `json:"usage_today"`
@@ -185,7 +207,11 @@ func (a *app) statusCmd() *cobra.Command {
 				return a.PrintJSON(st)
 			}
 			a.Printf("memory   %s at %s\n", st.Home, cli.ShortID(st.Head))
-			a.Printf("queue    %d pending, %d failed\n", st.Queue, st.Failed)
+			a.Printf("queue    %d pending, %d failed", st.Queue, st.Failed)
+			if st.Late > 0 {
+				a.Printf(", %d captures a hook gave up on at its deadline (the next drain runs them again)", st.Late)
+			}
+			a.Printf("\n")
 			if st.LastRun != nil {
 				lr := st.LastRun
 				a.Printf("drain    last %s (%s): drained %d, failed %d, %d new, %d seen again; %d left", lr.Finished.Local().Format("2006-01-02 15:04"), lr.Extractor, lr.Drained, lr.Failed, lr.Learned, lr.Merged, lr.Remaining)
@@ -232,6 +258,7 @@ func (a *app) status(r *gitstore.Repo) (*statusJSON, error) {
 	if st.Queue, st.Failed, err = queue.Count(r); err != nil {
 		return nil, err
 	}
+	st.Late = hooks.LateSaved(r)
 	st.Capped = drainstate.CapReached(cfg, st.Usage)
 	st.Resident = resident.Look(r.StateDir(), r.Config().Recall.Resident.Std())
 	st.Index, err = index.Inspect(r)
