@@ -483,7 +483,7 @@ Fields:
 - kind: fix | rule | decision | failure | recipe | preference | correction.
 - confidence: high (the user said it, or the fix was verified) | medium | low.
 - tags: a few short keywords. entities: names of functions, types, services, tools or settings it is about.
-- triggers: the words someone will type when this lesson is wanted, as they appear in the session: an error message or code, an identifier, a command or flag, the task it applies to (a few short phrases).
+- triggers: the words someone will type when this lesson is wanted, as they appear in the session: an error message or code, an identifier, a command or flag, the task it applies to, and the symptom in the words the user described it with before its cause was known (a few short phrases).
 - files: project-relative paths it is about.
 - global: true only when the lesson applies to every project, not just this one.
 - duplicate_of: the id of an existing learning below that already says this lesson, else "". A lesson that changes one (another value, version, command or path; enabled instead of disabled; a negation added or removed) is not its duplicate.
