@@ -115,10 +115,17 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 			return err
 		}
 		folded := make(map[string][]string, len(files)) // every file, lower-cased, to its paths
+		dirs := map[string]string{}                     // every folder of a file that stays, lower-cased, to a spelling
 		var claimed, claimer string                     // an added learning's id another file that stays holds
 		for _, f := range files {
 			k := strings.ToLower(f.Path)
 			folded[k] = append(folded[k], f.Path)
+			if stays(f.Path, theirs) {
+				// its folders' ancestors are in already when it is (a few folders a file)
+				for d := path.Dir(f.Path); d != "." && dirs[strings.ToLower(d)] == ""; d = path.Dir(d) {
+					dirs[strings.ToLower(d)] = d
+				}
+			}
 			id, ok := learnings.IDFromPath(f.Path)
 			if p, dup := added[id]; ok && dup && p != f.Path && claimed == "" && stays(f.Path, theirs) {
 				claimed, claimer = f.Path, p
@@ -131,6 +138,18 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 			for _, other := range folded[strings.ToLower(c.Path)] {
 				if other != c.Path && stays(other, theirs) && !inKeyOnly(c.Path, other) {
 					return refuse(c, "the same file as %s on a disk that ignores case (macOS, Windows)", other)
+				}
+			}
+			// nor may a file take a folder's name in another case (Queue beside queue/), nor a
+			// folder a file's: one of them could not be written there
+			if d, ok := dirs[strings.ToLower(c.Path)]; ok {
+				return refuse(c, "a file named as the folder %s on a disk that ignores case (macOS, Windows)", d)
+			}
+			for d := path.Dir(c.Path); d != "."; d = path.Dir(d) {
+				for _, other := range folded[strings.ToLower(d)] {
+					if stays(other, theirs) {
+						return refuse(c, "in a folder named as the file %s on a disk that ignores case (macOS, Windows)", other)
+					}
 				}
 			}
 		}
