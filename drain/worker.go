@@ -687,12 +687,8 @@ func namedAlike(tx *gitstore.Tx, id, path string, p Proposal) (*learnings.Learni
 // pass as this user's own: a "remember: …" prompt in a pushed entry became a high-confidence
 // learning recall injected as the user's note.
 func (w *worker) otherAuthor(it queue.Item) *provenance.Record {
-	rec, ok, err := provenance.Of(w.r, it.Entry.ID)
-	if err != nil {
-		// a torn record: who wrote it is not known, so it is not known to be this user
-		rec, ok = provenance.Record{Email: ""}, true
-	}
-	if !ok || rec.Email != "" && strings.EqualFold(rec.Email, w.r.Identity()) {
+	rec, ok := provenance.OtherAuthor(w.r, it.Entry.ID)
+	if !ok {
 		return nil
 	}
 	rec.Reviewed, rec.Machine, rec.Arrived = "", it.Entry.Machine, w.o.Now().UTC()

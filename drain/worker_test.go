@@ -200,7 +200,7 @@ func TestFailedForGoodAndRetry(t *testing.T) {
 	if u := drainstate.UsageOn(r, time.Now()); u.Calls != 6 {
 		t.Errorf("usage %+v, want 6 calls", u)
 	}
-	moved, err := queue.Retry(context.Background(), r, ids[0], false, time.Now())
+	moved, err := queue.Retry(context.Background(), r, ids[0], false, time.Now(), nil)
 	if err != nil || len(moved) != 1 {
 		t.Fatal(err, moved)
 	}

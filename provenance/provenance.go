@@ -9,6 +9,7 @@
 package provenance
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,6 +73,29 @@ func Of(r *gitstore.Repo, id string) (Record, bool, error) {
 	m, err := readBucket(r, bucket(id))
 	rec, ok := m[id]
 	return rec, ok, err
+}
+
+// OtherAuthor is the record of id (a learning's or a queue entry's) when another author than
+// this machine's brought it. A record that does not read names no author (an empty Email):
+// who wrote it is not known, so it is not known to be this user.
+func OtherAuthor(r *gitstore.Repo, id string) (Record, bool) {
+	rec, ok, err := Of(r, id)
+	if err != nil {
+		return Record{}, true
+	}
+	if !ok || rec.Email != "" && strings.EqualFold(rec.Email, r.Identity()) {
+		return Record{}, false
+	}
+	return rec, true
+}
+
+// CapturedBy says who captured a queue entry another author pushed (OtherAuthor), for a
+// commit that moves it (queue.Retry) to name as its author.
+func CapturedBy(r *gitstore.Repo) func(entryID string) (queue.Author, bool) {
+	return func(id string) (queue.Author, bool) {
+		rec, ok := OtherAuthor(r, id)
+		return queue.Author{Name: cmp.Or(rec.Author, "unknown"), Email: cmp.Or(rec.Email, UnknownAuthor)}, ok
+	}
 }
 
 // Save records arrivals, keyed by learning id (a later arrival of the same learning replaces

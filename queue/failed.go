@@ -26,49 +26,99 @@ func FailTx(tx *gitstore.Tx, e *Entry, reason string, attempts int, now time.Tim
 	return nil
 }
 
-// Retry moves failed entries back to the queue in one commit: the one id names (a unique
-// prefix is enough), or all of them. It returns the entries moved.
-func Retry(ctx context.Context, r *gitstore.Repo, id string, all bool, now time.Time) ([]*Entry, error) {
-	var moved []*Entry
-	_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
-		moved = nil // fn runs again if git moved the branch meanwhile
-		items, _, err := listTx(tx)
+// Author is who a commit names as its author.
+type Author struct{ Name, Email string }
+
+// Retry moves failed entries back to the queue: the one id names (a unique prefix is enough),
+// or all of them. It returns the entries moved. An entry another author pushed (by says who,
+// as this machine recorded it arriving) moves in a commit authored by them, one per author,
+// this user's own in one commit of theirs: a clone that first sees the entry back in the
+// queue takes its author from the commit that moved it, and must not take another's
+// capture for this user's. by may be nil: every entry is this user's.
+func Retry(ctx context.Context, r *gitstore.Repo, id string, all bool, now time.Time, by func(entryID string) (Author, bool)) ([]*Entry, error) {
+	items, _, err := List(r)
+	if err != nil {
+		return nil, err
+	}
+	var failed []Item
+	for _, it := range items {
+		if it.Failed {
+			failed = append(failed, it)
+		}
+	}
+	if !all {
+		it, err := Find(failed, id)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		var failed []Item
-		for _, it := range items {
-			if it.Failed {
-				failed = append(failed, it)
+		failed = []Item{it}
+	}
+	type group struct {
+		author *Author
+		ids    map[string]bool
+	}
+	var groups []*group // this user's first, then each other author's as first met
+	index := map[Author]*group{}
+	for _, it := range failed {
+		key, other := Author{}, false
+		if by != nil {
+			key, other = by(it.Entry.ID)
+		}
+		g := index[key]
+		if g == nil {
+			g = &group{ids: map[string]bool{}}
+			if other {
+				g.author = &key
+			}
+			index[key] = g
+			if other {
+				groups = append(groups, g)
+			} else {
+				groups = append([]*group{g}, groups...)
 			}
 		}
-		if !all {
-			it, err := Find(failed, id)
+		g.ids[it.Entry.ID] = true
+	}
+	var moved []*Entry
+	for _, g := range groups {
+		var these []*Entry
+		_, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
+			these = nil // fn runs again if git moved the branch meanwhile
+			items, _, err := listTx(tx)
 			if err != nil {
 				return "", err
 			}
-			failed = []Item{it}
-		}
-		for _, it := range failed {
-			e := it.Entry
-			e.Error, e.Attempts, e.Updated = "", 0, now.UTC().Truncate(time.Second)
-			data, err := e.Render()
-			if err != nil {
-				return "", err
+			for _, it := range items {
+				if !it.Failed || !g.ids[it.Entry.ID] {
+					continue
+				}
+				e := it.Entry
+				e.Error, e.Attempts, e.Updated = "", 0, now.UTC().Truncate(time.Second)
+				data, err := e.Render()
+				if err != nil {
+					return "", err
+				}
+				tx.Delete(it.Path)
+				tx.Write(Path(e.ID), data)
+				these = append(these, e)
 			}
-			tx.Delete(it.Path)
-			tx.Write(Path(e.ID), data)
-			moved = append(moved, e)
+			switch {
+			case len(these) == 0:
+				return "", nil // nothing to commit: retried meanwhile
+			case g.author != nil:
+				tx.AuthoredBy(g.author.Name, g.author.Email)
+			}
+			if len(these) == 1 {
+				return fmt.Sprintf("queue: retry %s (%s session %s)", these[0].ID, these[0].Harness, Short(these[0].Session)), nil
+			}
+			return fmt.Sprintf("queue: retry %d failed entries", len(these)), nil
+		})
+		if err != nil {
+			return moved, err
 		}
-		if len(moved) == 0 {
-			return "", nil // nothing to commit
-		}
-		if len(moved) == 1 {
-			return fmt.Sprintf("queue: retry %s (%s session %s)", moved[0].ID, moved[0].Harness, Short(moved[0].Session)), nil
-		}
-		return fmt.Sprintf("queue: retry %d failed entries", len(moved)), nil
-	})
-	return moved, err
+		moved = append(moved, these...)
+	}
+	return moved, nil
 }
 
 // Waiting reports whether the work tree shows a capture waiting for the drain

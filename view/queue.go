@@ -8,6 +8,7 @@ import (
 	"github.com/reflect-memory/reflect/drain/drainstate"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -134,7 +135,7 @@ func (s *Server) entry(w http.ResponseWriter, r *http.Request) {
 // pause of LLM draining lifted.
 func (s *Server) retry(w http.ResponseWriter, r *http.Request) {
 	err := s.withRepo(func(repo *gitstore.Repo) error {
-		moved, err := queue.Retry(r.Context(), repo, r.PathValue("id"), false, s.o.Now())
+		moved, err := queue.Retry(r.Context(), repo, r.PathValue("id"), false, s.o.Now(), provenance.CapturedBy(repo))
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/drain/drainstate"
+	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -150,7 +151,7 @@ func (a *App) queueRetryCmd() *cobra.Command {
 			if len(args) == 1 {
 				id = args[0]
 			}
-			moved, err := queue.Retry(cmd.Context(), r, id, all, time.Now())
+			moved, err := queue.Retry(cmd.Context(), r, id, all, time.Now(), provenance.CapturedBy(r))
 			if err != nil {
 				return err
 			}
