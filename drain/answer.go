@@ -320,7 +320,7 @@ func checkProposal(raw json.RawMessage) (Proposal, error) {
 		return Proposal{}, fmt.Errorf("does not decode: %v", err)
 	}
 	p := Proposal{
-		Title:    strings.Join(strings.Fields(w.Title), " "),
+		Title:    learnings.OneLine(w.Title),
 		Body:     strings.TrimSpace(w.Body),
 		Tags:     cleanItems(w.Tags),
 		Entities: cleanItems(w.Entities),
@@ -375,7 +375,7 @@ func canonicalLearningID(s string) string {
 func cleanItems(in []string) []string {
 	var out []string
 	for _, s := range in {
-		if s = strings.Join(strings.Fields(s), " "); s != "" {
+		if s = learnings.OneLine(s); s != "" {
 			out = appendUnique(out, s)
 		}
 	}

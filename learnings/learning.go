@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -264,6 +265,32 @@ func joinErrors(errs []*FieldError) error {
 	return errors.Join(all...)
 }
 
+// maxSourceLen bounds each of a learning's source fields (a host name, a session id, a commit).
+const maxSourceLen = 200
+
+// breaksLine says whether s holds what would end a line where it is printed: a line or
+// paragraph separator, or a control character other than a tab.
+func breaksLine(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool {
+		return r != '\t' && unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+	}) >= 0
+}
+
+// OneLine is s as one line of text: control characters other than white space dropped, and
+// every run of white space (line and paragraph separators, tabs included) one space.
+func OneLine(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r < ' ' || r >= 0x7f }) < 0 && !strings.Contains(s, "  ") {
+		return strings.TrimSpace(s) // printable ASCII: most titles and labels
+	}
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
 // Validate checks every field and returns all problems found, joined. For a
 // parsed learning each error names the file and the line of the field.
 func (l *Learning) Validate() error {
@@ -277,8 +304,8 @@ func (l *Learning) Validate() error {
 	switch {
 	case strings.TrimSpace(l.Title) == "":
 		bad("title", -1, "is required")
-	case strings.ContainsAny(l.Title, "\r\n"):
-		bad("title", -1, "must be a single line")
+	case breaksLine(l.Title):
+		bad("title", -1, "must be a single line of text (no line break or control character)")
 	case utf8.RuneCountInString(l.Title) > MaxTitleLen:
 		bad("title", -1, "is %d characters long, the limit is %d", utf8.RuneCountInString(l.Title), MaxTitleLen)
 	}
@@ -314,9 +341,20 @@ func (l *Learning) Validate() error {
 		items []string
 	}{{"tags", l.Tags}, {"entities", l.Entities}, {"triggers", l.Triggers}, {"source.files", l.Source.Files}} {
 		for i, s := range list.items {
-			if strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\r\n") {
+			if strings.TrimSpace(s) == "" || breaksLine(s) {
 				bad(list.field, i, "item %d must be a non-empty single line (got %q)", i+1, s)
 			}
+		}
+	}
+	// where it came from is printed beside it wherever it is shown (recall's block names the
+	// machine): a field that breaks its line could end the entry and begin a forged one
+	for _, f := range []struct{ field, value string }{{"source.harness", l.Source.Harness}, {"source.session", l.Source.Session},
+		{"source.trigger", l.Source.Trigger}, {"source.machine", l.Source.Machine}, {"source.commit", l.Source.Commit}} {
+		switch {
+		case breaksLine(f.value):
+			bad(f.field, -1, "must be a single line of text (no line break or control character)")
+		case utf8.RuneCountInString(f.value) > maxSourceLen:
+			bad(f.field, -1, "is %d characters long, the limit is %d", utf8.RuneCountInString(f.value), maxSourceLen)
 		}
 	}
 	for i, a := range l.Anchors {
