@@ -559,6 +559,11 @@ func (w *worker) apply(ctx context.Context, it queue.Item, extractor string, pro
 				w.o.Log.Warn("proposal dropped", "entry", e.ID, "title", p.Title, "err", err)
 				continue
 			}
+			// A capture of this user's may retire another author's unreviewed learning: the
+			// version that commit makes is this user's, but superseded, and nothing injects or
+			// lists a superseded learning as current (recall, memory_search, agents-md and
+			// promotion take current ones; sync's merge keeps superseded over a concurrent
+			// edit); only an edit, which is a review, makes it current again.
 			for _, old := range p.Supersedes {
 				if other != nil {
 					break // another author's capture does not retire this memory's learnings
@@ -695,6 +700,9 @@ func (w *worker) otherAuthor(it queue.Item) *provenance.Record {
 	return &rec
 }
 
+// notReviewed is why a duplicate another author wrote is not merged (see merge).
+const notReviewed = "another author's learning, not reviewed: the lesson is kept as this user's own"
+
 // rewritten is why an entry whose file changed during its extraction stays queued.
 const rewritten = "a capture of its session rewrote it while it was extracted: left queued for the next drain"
 
@@ -772,9 +780,10 @@ func sameLesson(a, b string) bool {
 
 // merge finds the existing learning p duplicates and says the same as (the one the
 // extractor named, else a current candidate whose title says what p's says) and counts it
-// seen again. A learning p was taken for a duplicate of but differs from in substance is
-// listed in res.NotMerged: p is then a learning of its own, or supersedes it when the
-// extractor says so.
+// seen again. A learning p was taken for a duplicate of but differs from in substance, or
+// that another author wrote and nobody reviewed (provenance.Unreviewed), is listed in
+// res.NotMerged: p is then a learning of its own, or supersedes it when the extractor says
+// so.
 func (w *worker) merge(tx *gitstore.Tx, p Proposal, paths map[string]string, e *queue.Entry, now time.Time, res *EntryResult) (string, bool) {
 	var ids []string
 	if _, ok := paths[p.DuplicateOf]; ok {
@@ -795,6 +804,14 @@ func (w *worker) merge(tx *gitstore.Tx, p Proposal, paths map[string]string, e *
 		if !same {
 			w.o.Log.Info("not merged: differs in substance", "entry", e.ID, "learning", id, "title", p.Title, "why", why)
 			res.NotMerged = append(res.NotMerged, id+": "+why)
+			continue
+		}
+		if provenance.Unreviewed(w.r, id) {
+			// counted seen again, its next version would be this user's commit, which every
+			// other clone (and a fresh one) takes for this user's own learning, injected
+			// unreviewed: the user's lesson is kept as their own learning beside it
+			w.o.Log.Info("not merged: another author's, not reviewed", "entry", e.ID, "learning", id, "title", p.Title)
+			res.NotMerged = append(res.NotMerged, id+": "+notReviewed)
 			continue
 		}
 		if err := seenAgain(tx, path, l, p, e, now); err != nil {

@@ -89,6 +89,16 @@ func OtherAuthor(r *gitstore.Repo, id string) (Record, bool) {
 	return rec, true
 }
 
+// Unreviewed reports whether learning id is another author's (OtherAuthor, a torn record
+// included) that nobody reviewed. A commit this user makes without choosing that learning —
+// the drain or memory_remember counting a lesson seen again, reflect fmt — must leave it as
+// it is: sync and Ensure take the author of the commit that made a version for its writer, so
+// on every other clone it would read as this user's own, injected unreviewed.
+func Unreviewed(r *gitstore.Repo, id string) bool {
+	rec, other := OtherAuthor(r, id)
+	return other && rec.Reviewed == ""
+}
+
 // CapturedBy says who captured a queue entry another author pushed (OtherAuthor), for a
 // commit that moves it (queue.Retry) to name as its author.
 func CapturedBy(r *gitstore.Repo) func(entryID string) (queue.Author, bool) {

@@ -112,3 +112,37 @@ func TestEnsureSkipsWhileAnotherRebuilds(t *testing.T) {
 		t.Fatalf("after the other let go: built %v, %v", Built(r), err)
 	}
 }
+
+// Unreviewed is what an implicit writer asks before it rewrites a learning: another author's,
+// not reviewed, or a record that does not read.
+func TestUnreviewed(t *testing.T) {
+	testenv.SetHome(t)
+	r, _, err := gitstore.Init(context.Background(), filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		theirs   = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B1A"
+		reviewed = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B2A"
+		mine     = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B3A"
+		unknown  = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B4A" // the walk did not reach its commit
+		here     = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B5A" // no record: written here
+		torn     = "lrn-01JD8Z6Q4V0R5T2W9K3M7N1B6Z"
+	)
+	if err := Save(r, map[string]Record{
+		theirs:   {Email: "mallory@example.org"},
+		reviewed: {Email: "mallory@example.org", Reviewed: "bob@example.org"},
+		mine:     {Email: r.Identity()},
+		unknown:  {},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteState(bucket(torn), []byte("{torn")); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{theirs: true, reviewed: false, mine: false, unknown: true, here: false, torn: true} {
+		if got := Unreviewed(r, id); got != want {
+			t.Errorf("Unreviewed(%s) = %v, want %v", id, got, want)
+		}
+	}
+}
