@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/reflect-memory/reflect/history"
 	"github.com/reflect-memory/reflect/index"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/recall"
 	"github.com/reflect-memory/reflect/transcript/redact"
 	"github.com/reflect-memory/reflect/workspace"
@@ -52,7 +54,7 @@ func (s *Server) addTools() {
 		Description: `What should I know before doing this? Give the task in a sentence or two; returns the learnings reflect would inject into a prompt about it (the same relevance gates and character budget as its hooks), or nothing when none is relevant enough — then there is nothing to know. With session_id, what this session was already given is skipped, as the hooks skip it.`},
 		tool(s, "memory_recall", s.recall))
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "memory_remember", Annotations: &sdk.ToolAnnotations{IdempotentHint: false, DestructiveHint: new(bool), OpenWorldHint: new(bool)},
-		Description: `Save a lasting lesson the user stated or you established (a fix that worked, a rule of the project, a decision, a preference) as a learning, committed to the user's memory repository. Title: one line that states the lesson. Body: the why and the how, a few short paragraphs at most. Secrets are redacted. A lesson near-identical to an existing one counts that one seen again instead of adding another; the answer says which.`},
+		Description: `Save a lasting lesson the user stated or you established (a fix that worked, a rule of the project, a decision, a preference) as a learning, committed to the user's memory repository. Title: one line that states the lesson. Body: the why and the how, a few short paragraphs at most. Secrets are redacted. A lesson near-identical to an existing one counts that one seen again instead of adding another (not one another author pushed that nobody reviewed); the answer says which.`},
 		tool(s, "memory_remember", s.remember))
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "history_search", Annotations: ro,
 		Description: `Find what happened in the user's past Claude Code and Codex sessions: messages holding the query's words, with the messages around them (prompts, replies, tool calls and output) as evidence, per session. a|b matches either; "a phrase" as written. Bounded by budget_chars (default 6,000).`},
@@ -484,39 +486,47 @@ func (s *Server) remember(ctx context.Context, r *gitstore.Repo, in RememberIn) 
 	}
 	// the redacted lesson is what is compared and written
 	rTitle, rBody := redact.String(l.Title), redact.String(l.Body)
-	if id, commit, err := s.seenAgain(ctx, r, l, rTitle, rBody, now); err != nil || id != "" {
-		if err != nil {
-			return RememberOut{}, err
-		}
+	id, commit, theirs, err := s.seenAgain(ctx, r, l, rTitle, rBody, now)
+	if err != nil {
+		return RememberOut{}, err
+	}
+	if id != "" {
 		s.catchUp(ctx, r)
 		return RememberOut{ID: id, Project: project, Commit: commit, SeenAgain: true,
 			Note: "already in memory: " + id + " was counted seen again (tags and triggers merged)"}, nil
 	}
-	commit, err := learnings.Create(ctx, r, l, "learn: "+l.Title+" (mcp)")
+	c, err := learnings.Create(ctx, r, l, "learn: "+l.Title+" (mcp)")
 	if err != nil {
 		return RememberOut{}, err
 	}
 	s.catchUp(ctx, r)
-	return RememberOut{ID: l.ID, Project: project, Commit: commit.String()}, nil
+	out := RememberOut{ID: l.ID, Project: project, Commit: c.String()}
+	if theirs != "" {
+		out.Note = "kept as the user's own: " + theirs + " says the same but another author pushed it and nobody reviewed it, so it was left as it is"
+	}
+	return out, nil
 }
 
 // seenAgain finds a current learning of the same project (or a global one) whose lesson
 // is near-identical to l's — the drain's rule — and counts it seen again, merging l's tags
-// and triggers, in one commit. It returns "" when there is none.
-func (s *Server) seenAgain(ctx context.Context, r *gitstore.Repo, l *learnings.Learning, title, body string, now time.Time) (string, string, error) {
+// and triggers, in one commit. It returns "" when there is none. A learning another author
+// wrote and nobody reviewed (provenance.Unreviewed) is never counted: the commit would be
+// this user's, and their other clones would take that author's version for the user's own
+// and inject it; its id comes back as theirs, and l is written as a learning of the user's.
+func (s *Server) seenAgain(ctx context.Context, r *gitstore.Repo, l *learnings.Learning, title, body string, now time.Time) (id, commit, theirs string, err error) {
 	ix, err := s.openIndex(ctx, r)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	terms := index.Analyze(title)
 	if len(terms) == 0 {
 		ix.Close()
-		return "", "", nil
+		return "", "", "", nil
 	}
 	res, err := ix.Search(ctx, index.Query{Terms: terms, Projects: withGlobal(l.Project), Limit: 12})
 	ix.Close()
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	for _, h := range res.Hits {
 		old, _, err := learnings.Get(r, h.ID)
@@ -526,17 +536,21 @@ func (s *Server) seenAgain(ctx context.Context, r *gitstore.Repo, l *learnings.L
 		if same, _ := drain.SameLesson(old.Title, old.Body, title, body); !same {
 			continue
 		}
-		_, commit, err := learnings.Change(ctx, r, []string{old.ID}, func(ls []*learnings.Learning) (string, error) {
+		if provenance.Unreviewed(r, old.ID) {
+			theirs = cmp.Or(theirs, old.ID)
+			continue
+		}
+		_, c, err := learnings.Change(ctx, r, []string{old.ID}, func(ls []*learnings.Learning) (string, error) {
 			o := ls[0]
 			o.SeenAgain(now, learnings.Sighting{Tags: l.Tags, Triggers: l.Triggers})
 			return "learn: " + o.Title + " (seen again, mcp)", nil
 		})
 		if err != nil {
-			return "", "", err
+			return "", "", "", err
 		}
-		return old.ID, commit.String(), nil
+		return old.ID, c.String(), "", nil
 	}
-	return "", "", nil
+	return "", "", theirs, nil
 }
 
 // catchUp brings the index up to the commit just made, so the hooks find the learning
