@@ -8,7 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/workspace"
 )
 
@@ -68,8 +71,10 @@ func (a *App) fmtCmd() *cobra.Command {
 		Short: "Rewrite hand-written learnings in canonical form (one commit)",
 		Long: `Give every learning what a hand-written file may leave out — kind rule, confidence medium,
 status current, seen 1, the dates of the commit that added it, the project of its directory —
-keeping its comments, key order and unknown keys, in one commit. --check only lists the files
-it would rewrite, and exits 1 when there are any.`,
+keeping its comments, key order and unknown keys, in one commit. A learning another author
+pushed that nobody reviewed is left as it is (the commit would make it read as yours on your
+other machines): reflect edit reviews it. --check only lists the files it would rewrite, and
+exits 1 when there are any.`,
 		Args: NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := a.Repo()
@@ -85,12 +90,16 @@ it would rewrite, and exits 1 when there are any.`,
 					fmt.Fprintf(a.Stderr, "reflect: skipped %s\n", line)
 				}
 			}
+			out, left := ownToFormat(r, out)
+			for _, p := range left {
+				fmt.Fprintf(a.Stderr, "reflect: left %s as its author wrote it: another author's, not reviewed (reflect edit reviews it)\n", printable.String(p))
+			}
 			paths := make([]string, len(out))
 			for i, u := range out {
 				paths[i] = u.Path
 			}
 			if a.JSON() {
-				if err := a.PrintJSON(map[string]any{"unformatted": NonNil(paths), "check": check}); err != nil {
+				if err := a.PrintJSON(map[string]any{"unformatted": NonNil(paths), "left": NonNil(left), "check": check}); err != nil {
 					return err
 				}
 			} else {
@@ -117,4 +126,20 @@ it would rewrite, and exits 1 when there are any.`,
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "list what would change, change nothing (exit 1 when anything would)")
 	return cmd
+}
+
+// ownToFormat splits what fmt would rewrite: the learnings another author wrote and nobody
+// reviewed (provenance.Unreviewed) are left as they are. fmt rewrites every file at once,
+// choosing none, and its commit is this user's: sync and a fresh clone's provenance.Ensure
+// take the author of the commit that made a version for its writer, so the user's other
+// laptops would take that author's lesson for the user's own and inject it unreviewed.
+func ownToFormat(r *gitstore.Repo, out []learnings.Unformatted) (own []learnings.Unformatted, left []string) {
+	for _, u := range out {
+		if id, ok := learnings.IDFromPath(u.Path); ok && provenance.Unreviewed(r, id) {
+			left = append(left, u.Path)
+			continue
+		}
+		own = append(own, u)
+	}
+	return own, left
 }
