@@ -478,7 +478,12 @@ func (s *Server) supersede(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("nothing was committed: %w", &badRequest{"supersede needs the id of the learning that replaces this one"}))
 		return
 	}
-	id, changed, err := s.lifecycle(r, []string{by}, func(_ *gitstore.Repo, ls []*learnings.Learning) (bool, string, error) {
+	id, changed, err := s.lifecycle(r, []string{by}, func(repo *gitstore.Repo, ls []*learnings.Learning) (bool, string, error) {
+		if provenance.Unreviewed(repo, ls[1].ID) {
+			// superseding lists the old one in the newer's file: the commit would make another
+			// author's unreviewed learning read as the user's own on their other machines
+			return false, "", &badRequest{ls[1].ID + " is another author's learning that nobody reviewed: open it and edit it (a review) before it supersedes another"}
+		}
 		changed, err := learnings.Supersede(ls[0], ls[1], s.o.Now())
 		if err != nil || !changed {
 			return false, "", err

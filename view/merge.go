@@ -10,6 +10,7 @@ import (
 
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 )
 
 // mergeData is the merge page: Old is superseded by Keep, which takes the combined text.
@@ -98,7 +99,15 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
 				k.Updated = s.o.Now().UTC().Truncate(1e9)
 				return fmt.Sprintf("merge: %s into %s\n\n%s\n→ %s", o.ID, k.ID, o.Title, k.Title), nil
 			})
-		return err
+		if err != nil {
+			return err
+		}
+		// the person wrote the kept learning's text in the form, as an edit: a review (its
+		// version is now this user's commit, which their other machines take for their own)
+		if err := provenance.MarkReviewed(repo, keep.ID, "you"); err != nil {
+			s.o.Log.Warn("record the review", "id", keep.ID, "err", err)
+		}
+		return nil
 	})
 	if err != nil {
 		s.fail(w, r, fmt.Errorf("nothing was committed: %w", err))

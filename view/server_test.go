@@ -25,6 +25,7 @@ import (
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/history"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/recall"
 )
@@ -404,6 +405,17 @@ func TestLifecycleWrites(t *testing.T) {
 	if code != 400 || !strings.Contains(body, "only a current learning can supersede another") || f.head() != head {
 		t.Errorf("supersede by an archived one: %d\n%.1500s", code, body)
 	}
+	// by one another author pushed that nobody reviewed, too: its file would list dup, and
+	// the user's commit would make it read as theirs on their other machines; a merge into
+	// it, whose text the person writes, reviews it
+	if err := provenance.Save(f.repo, map[string]provenance.Record{oauth: {Path: learnings.PathFor("github.com/acme/auth", oauth),
+		Email: "mallory@example.org", Arrived: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	code, _, body = f.post("/learning/"+dup+"/supersede", url.Values{"base": {f.base(dup)}, "by": {oauth}})
+	if code != 400 || !strings.Contains(body, "another author&#39;s learning that nobody reviewed") || f.head() != head {
+		t.Errorf("supersede by another author's unreviewed one: %d\n%.1500s", code, body)
+	}
 	code, loc, body = f.post("/merge", url.Values{"old": {dup}, "keep": {oauth}, "old_base": {f.base(dup)}, "keep_base": {f.base(oauth)},
 		"title": {"OAuth callback URL: register it exactly"}, "tags": {"oauth"}, "body": {"Both said so.\n"}})
 	if code != 303 || !strings.Contains(loc, "merged") {
@@ -416,6 +428,9 @@ func TestLifecycleWrites(t *testing.T) {
 	k, _, _ := learnings.Get(f.repo, oauth)
 	if o.Status != learnings.StatusSuperseded || o.SupersededBy != oauth || k.Title != "OAuth callback URL: register it exactly" || k.Body != "Both said so.\n" || k.Seen != 2 {
 		t.Errorf("after the merge: %+v\n%+v", o, k)
+	}
+	if rec, _, _ := provenance.Of(f.repo, oauth); rec.Reviewed != "you" {
+		t.Errorf("the kept learning, its text written in the merge, is not reviewed: %+v", rec)
 	}
 	code, loc, _ = f.post("/queue/"+f.entry+"/drop", url.Values{})
 	if code != 303 || !strings.Contains(loc, "dropped") {

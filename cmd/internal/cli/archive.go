@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/internal/printable"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 )
 
 func (a *App) archiveCmd() *cobra.Command {
@@ -64,6 +67,9 @@ func (a *App) supersedeCmd() *cobra.Command {
 			}
 			var changed bool
 			ls, commit, err := learnings.Change(cmd.Context(), r, []string{args[0], by}, func(ls []*learnings.Learning) (string, error) {
+				if err := reviewFirst(r, ls[1]); err != nil {
+					return "", err
+				}
 				var err error
 				if changed, err = learnings.Supersede(ls[0], ls[1], time.Now()); err != nil || !changed {
 					return "", err
@@ -87,4 +93,16 @@ func (a *App) supersedeCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&by, "by", "", "id of the learning that replaces it")
 	return cmd
+}
+
+// reviewFirst refuses newer as the learning that supersedes another when another author wrote
+// it and nobody reviewed it (provenance.Unreviewed). Superseding lists the old one in newer's
+// file, so the commit would be this user's version of it: their other laptops, and a fresh
+// clone, would take it for the user's own and inject it, while this machine still holds it
+// back. Naming an id is not reading it; an edit is, and reviews it.
+func reviewFirst(r *gitstore.Repo, newer *learnings.Learning) error {
+	if !provenance.Unreviewed(r, newer.ID) {
+		return nil
+	}
+	return fmt.Errorf("%s is another author's learning that nobody reviewed: superseding by it would make it read as yours on your other machines; review it first (reflect edit %s)", newer.ID, newer.ID)
 }

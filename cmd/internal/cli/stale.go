@@ -209,6 +209,9 @@ func (a *App) reviewAnswer(cmd *cobra.Command, r *gitstore.Repo, p *anchor.Proje
 			return "", fmt.Errorf("supersede by which learning? answer s ID")
 		}
 		_, commit, err := learnings.Change(ctx, r, []string{st.ID, answer[1]}, func(ls []*learnings.Learning) (string, error) {
+			if err := reviewFirst(r, ls[1]); err != nil {
+				return "", err
+			}
 			changed, err := learnings.Supersede(ls[0], ls[1], time.Now())
 			if err != nil || !changed {
 				return "", err
