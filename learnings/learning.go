@@ -268,12 +268,11 @@ func joinErrors(errs []*FieldError) error {
 // maxSourceLen bounds each of a learning's source fields (a host name, a session id, a commit).
 const maxSourceLen = 200
 
-// breaksLine says whether s holds what would end a line where it is printed: a line or
-// paragraph separator, or a control character other than a tab.
+// breaksLine says whether s holds what ends a line where it is printed: a line feed, carriage
+// return, vertical tab, form feed, next line (U+0085), or line or paragraph separator. Other
+// control characters are the printers' to filter (internal/printable, recall's neutralise).
 func breaksLine(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool {
-		return r != '\t' && unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
-	}) >= 0
+	return strings.ContainsAny(s, "\n\r\v\f\u0085\u2028\u2029")
 }
 
 // OneLine is s as one line of text: control characters other than white space dropped, and
@@ -305,7 +304,7 @@ func (l *Learning) Validate() error {
 	case strings.TrimSpace(l.Title) == "":
 		bad("title", -1, "is required")
 	case breaksLine(l.Title):
-		bad("title", -1, "must be a single line of text (no line break or control character)")
+		bad("title", -1, "must be a single line")
 	case utf8.RuneCountInString(l.Title) > MaxTitleLen:
 		bad("title", -1, "is %d characters long, the limit is %d", utf8.RuneCountInString(l.Title), MaxTitleLen)
 	}
@@ -352,7 +351,7 @@ func (l *Learning) Validate() error {
 		{"source.trigger", l.Source.Trigger}, {"source.machine", l.Source.Machine}, {"source.commit", l.Source.Commit}} {
 		switch {
 		case breaksLine(f.value):
-			bad(f.field, -1, "must be a single line of text (no line break or control character)")
+			bad(f.field, -1, "must be a single line")
 		case utf8.RuneCountInString(f.value) > maxSourceLen:
 			bad(f.field, -1, "is %d characters long, the limit is %d", utf8.RuneCountInString(f.value), maxSourceLen)
 		}
