@@ -94,12 +94,34 @@ type replier interface {
 
 // reply runs ext and returns its whole answer; an extractor that only proposes learnings
 // answers no handoff summary.
+//
+// The answer comes back redacted: everything the worker does with it before apply — the
+// grounding check's missing terms, the titles of proposals dropped, the handoff's note —
+// reaches the drain's commit message or last.json, so no raw byte of it may go further.
 func reply(ctx context.Context, ext Extractor, in Input) (Reply, Usage, error) {
+	var a Reply
+	var u Usage
+	var err error
 	if r, ok := ext.(replier); ok {
-		return r.Reply(ctx, in)
+		a, u, err = r.Reply(ctx, in)
+	} else {
+		a.Learnings, u, err = ext.Extract(ctx, in)
 	}
-	props, u, err := ext.Extract(ctx, in)
-	return Reply{Learnings: props}, u, err
+	a.redact()
+	return a, u, err
+}
+
+// redact replaces the secrets in every text of an answer.
+func (a *Reply) redact() {
+	for i := range a.Learnings {
+		a.Learnings[i].redact()
+	}
+	if a.Handoff != nil {
+		s := *a.Handoff
+		s.Task, s.Direction, s.Concluded = redact.String(s.Task), redact.String(s.Direction), redact.String(s.Concluded)
+		a.Handoff = &s
+	}
+	a.HandoffNote = redact.String(a.HandoffNote)
 }
 
 // Usage is what one extraction cost, for the daily caps.

@@ -179,6 +179,37 @@ func TestExtractorSecretsAreRedacted(t *testing.T) {
 	}
 }
 
+// TestUngroundedSecretsAreRedacted has a model propose a lesson the session never showed,
+// with a secret in its title: the drain's commit lists the proposal it dropped, and
+// last.json reports it, and neither may hold the secret, in its case or lower-cased (the
+// grounding check lower-cases the terms it did not find).
+func TestUngroundedSecretsAreRedacted(t *testing.T) {
+	const token = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+	r := newRepo(t, "")
+	enqueue(t, r, 1, "github.com/acme/widgets")
+	rep := run(t, r, &fake{name: "command:fake", llm: true, answer: func(int, Input) ([]Proposal, error) {
+		return []Proposal{{Title: "Log in with docker login --token " + token, Body: "x", Kind: "fix", Confidence: "high"}}, nil
+	}})
+	if rep.Drained != 1 || rep.Learned != 0 || len(rep.Entries) != 1 || len(rep.Entries[0].Ungrounded) != 1 {
+		t.Fatalf("report %+v, want the proposal dropped as ungrounded", rep)
+	}
+	objects := git(t, r.Root(), "log", "--all", "-p", "--format=%B")
+	if !strings.Contains(objects, "dropped, not in the session: Log in with docker login --token [REDACTED:github-token]") {
+		t.Errorf("the commit does not list the dropped proposal:\n%s", objects)
+	}
+	last, err := r.ReadState(lastDrainFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{objects, string(last)} {
+		for _, secret := range []string{token, strings.ToLower(token), "1234567890abcdefghij"} {
+			if strings.Contains(strings.ToLower(text), strings.ToLower(secret)) {
+				t.Errorf("%.12s… written:\n%s", secret, text)
+			}
+		}
+	}
+}
+
 func TestFailedForGoodAndRetry(t *testing.T) {
 	r := newRepo(t, "[drain]\nattempts = 3\n")
 	ids := enqueue(t, r, 2, "github.com/acme/widgets")
