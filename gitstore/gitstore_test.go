@@ -294,3 +294,34 @@ func TestInterruptedWriteAndRecover(t *testing.T) {
 		})
 	}
 }
+
+// TestCommitMessagesAreRedacted: a secret a caller left in a commit message (a subject made
+// of a model's words, a reason quoted) never reaches the commit object; the rest of the
+// message stays as written.
+func TestCommitMessagesAreRedacted(t *testing.T) {
+	const token = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+	r := newRepo(t)
+	ctx := context.Background()
+	msgs := map[string]string{
+		"learn: log in with docker login --token " + token: "learn: log in with docker login --token [REDACTED:github-token]",
+		"drain: 1 new\n\n- dropped: " + token + " (x)":     "drain: 1 new\n\n- dropped: [REDACTED:github-token] (x)",
+		"add: run go test ./... before a push":             "add: run go test ./... before a push",
+	}
+	n := 0
+	for msg, want := range msgs {
+		n++
+		if _, err := r.Update(ctx, func(tx *Tx) (string, error) {
+			tx.Write("learnings/_global/lrn-1.md", []byte(fmt.Sprintf("version %d\n", n)))
+			return msg, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := git(t, r.Root(), "log", "-1", "--format=%B"); got != want {
+			t.Errorf("message %q, want %q", got, want)
+		}
+	}
+	if log := git(t, r.Root(), "log", "--all", "--format=%B"); strings.Contains(log, token) {
+		t.Errorf("the token was committed:\n%s", log)
+	}
+	assertClean(t, r)
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/reflect-memory/reflect/gitstore/gitindex"
+	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
 // Tx is one write in progress: reads see HEAD plus what the Tx has staged.
@@ -339,9 +340,13 @@ func (r *Repo) checkClean(p string, old treeEntry, inHead bool) error {
 	return nil
 }
 
+// writeCommit writes the commit object. Its message is redacted here, the one place every
+// commit of the memory passes: callers redact what they put in it (a learning's title, a
+// drain's report of what it dropped, a failure's reason), and this is the net under a text
+// one of them forgot.
 func (r *Repo) writeCommit(tree plumbing.Hash, msg string, author *object.Signature, parents ...plumbing.Hash) (plumbing.Hash, error) {
 	sig := r.signature(time.Now())
-	c := object.Commit{Author: sig, Committer: sig, Message: strings.TrimRight(msg, "\n") + "\n", TreeHash: tree}
+	c := object.Commit{Author: sig, Committer: sig, Message: redact.String(strings.TrimRight(msg, "\n")) + "\n", TreeHash: tree}
 	if author != nil {
 		c.Author = object.Signature{Name: author.Name, Email: author.Email, When: sig.When}
 	}
