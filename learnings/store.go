@@ -365,7 +365,7 @@ func Change(ctx context.Context, r *gitstore.Repo, ids []string, fn func([]*Lear
 
 // SaveEdit commits a person's edit of old (whose file held base when the edit began). The
 // edit must parse and validate and keep the id; if it does not change `updated`, it is set
-// to now; a secret pasted into it is redacted. A changed project moves the file. If the file
+// to now; a secret pasted into it, anywhere in the file, is redacted (redactFile). A changed project moves the file. If the file
 // changed meanwhile, the edit is refused rather than overwriting someone else's change.
 func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited []byte) (plumbing.Hash, *Learning, error) {
 	l, err := parse(old.RelPath(), edited, false)
@@ -387,6 +387,9 @@ func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
+	if data, l, err = redactFile(l, data); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
 	commit, err := r.Update(ctx, func(tx *gitstore.Tx) (string, error) {
 		cur, err := tx.Read(old.RelPath())
 		if err != nil || string(cur) != string(base) {
@@ -401,13 +404,48 @@ func SaveEdit(ctx context.Context, r *gitstore.Repo, old *Learning, base, edited
 	return commit, l, err
 }
 
+// redactFile redacts what Redact does not reach in an edited file: its comments and the keys
+// reflect does not know, which Render keeps as the person wrote them. An edit is the one
+// way a person types those into a commit. The file is redacted whole, as a handoff is, and
+// kept when it still reads as the same learning; a marker that broke its YAML (a secret
+// written as a plain value of a known key Redact did not see as one) refuses the edit,
+// naming the line, rather than guessing what the person meant.
+func redactFile(l *Learning, data []byte) ([]byte, *Learning, error) {
+	red := redact.Bytes(data)
+	if bytes.Equal(red, data) {
+		return data, l, nil
+	}
+	rl, err := parse(l.RelPath(), red, false)
+	if err == nil && rl.ID == l.ID {
+		if err = rl.Validate(); err == nil {
+			return red, rl, nil
+		}
+	}
+	line, kind := 0, "a personal path"
+	for i, text := range strings.Split(string(data), "\n") {
+		if ms := redact.Find(text); len(ms) > 0 {
+			line, kind = i+1, ms[0].Kind
+			break
+		}
+		if line == 0 && redact.Personal(text) != text {
+			line = i + 1
+		}
+	}
+	return nil, nil, &FieldError{Path: l.RelPath(), Line: line,
+		Msg: fmt.Sprintf("holds a secret (%s) that cannot be redacted in place: remove it", kind)}
+}
+
 // Redact replaces the secrets in what a person or an agent wrote into a learning: the title
-// (which the commit subject repeats), the body, tags, entities and triggers. The hooks redact
-// what they capture, but `reflect add`, an edit, the viewer's merge and whatever else commits a
-// learning come through here, and a secret in a commit is pushed with it.
+// (which the commit subject repeats), the body, tags, entities, triggers and the source's
+// fields. The hooks redact what they capture, but `reflect add`, an edit, the viewer's merge
+// and whatever else commits a learning come through here, and a secret in a commit is pushed
+// with it.
 func (l *Learning) Redact() {
 	l.Title, l.Body = redact.String(l.Title), redact.String(l.Body)
-	for _, list := range [][]string{l.Tags, l.Entities, l.Triggers} {
+	s := &l.Source
+	s.Harness, s.Session, s.Trigger = redact.String(s.Harness), redact.String(s.Session), redact.String(s.Trigger)
+	s.Machine, s.Commit = redact.String(s.Machine), redact.String(s.Commit)
+	for _, list := range [][]string{l.Tags, l.Entities, l.Triggers, s.Files} {
 		for i := range list {
 			list[i] = redact.String(list[i])
 		}

@@ -2,6 +2,7 @@ package learnings
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,112 @@ func TestCommitsAreRedacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("edit")
+}
+
+// TestEditRedactsTheWholeFile: an edit can put a secret where Redact's fields do not reach —
+// a comment, a key reflect does not know, the source's fields. None reaches a git object
+// (the file or the commit); the edit is kept, with markers, and still parses.
+func TestEditRedactsTheWholeFile(t *testing.T) {
+	const (
+		ghp    = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+		vault  = "hvs.CAESID1hP0LuK0o3gW0-dPXrtvS8ZlPz8f4CD5wRvwe6g7NgnMDOCoy"
+		twilio = "SK2b92bcd013e7b2fad6e57dd6d987df49"
+		aws    = "AKIAZ7QW3ERTY5UIOPLK"
+	)
+	secrets := []string{ghp, vault, twilio, aws}
+	cases := []struct {
+		name string
+		edit func(file string) string
+	}{
+		{"a comment", func(f string) string {
+			return strings.Replace(f, "\n---\n", "\n# docker login --password "+vault+"\n---\n", 1)
+		}},
+		{"a comment on a key's line", func(f string) string {
+			return strings.Replace(f, "\nkind: rule", "\nkind: rule # token "+ghp, 1)
+		}},
+		{"an unknown key", func(f string) string {
+			return strings.Replace(f, "\n---\n", "\ndeploy_token: "+ghp+"\n---\n", 1)
+		}},
+		{"source fields", func(f string) string {
+			return strings.NewReplacer(`session: ""`, "session: "+twilio, `machine: ""`, "machine: "+aws,
+				`commit: ""`, "commit: "+ghp, "files: []", "files: ["+vault+"]").Replace(f)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := New("Rotate the deploy keys monthly", Global, time.Now())
+			l.Body = "body\n"
+			if _, err := Create(ctx, r, l, "learn: "+l.Title); err != nil {
+				t.Fatal(err)
+			}
+			base, err := r.ReadFile(l.RelPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, err := Parse(l.RelPath(), base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := c.edit(string(base))
+			if edited == string(base) {
+				t.Fatalf("the case changed nothing in:\n%s", base)
+			}
+			if _, _, err := SaveEdit(ctx, r, old, base, []byte(edited)); err != nil {
+				t.Fatal(err)
+			}
+			objects, err := exec.Command("git", "-C", r.Root(), "log", "--all", "-p", "--format=%B").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, secret := range secrets {
+				if strings.Contains(string(objects), secret) {
+					t.Errorf("%.12s… was committed:\n%s", secret, objects)
+				}
+			}
+			file, _ := r.ReadFile(l.RelPath())
+			if !strings.Contains(string(file), "[REDACTED:") {
+				t.Errorf("no marker in the file:\n%s", file)
+			}
+			if _, err := Parse(l.RelPath(), file); err != nil {
+				t.Errorf("the redacted file does not parse: %v\n%s", err, file)
+			}
+		})
+	}
+}
+
+// TestEditRefusedWhenRedactionBreaksTheFile: a value the redactor takes for a secret only
+// beside its key (session: …) turns into a marker YAML reads as a list; the edit is refused,
+// naming the line, and nothing is committed.
+func TestEditRefusedWhenRedactionBreaksTheFile(t *testing.T) {
+	ctx := context.Background()
+	r, _, err := gitstore.Init(ctx, filepath.Join(t.TempDir(), "mem"), gitstore.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := New("Rotate the deploy keys monthly", Global, time.Now())
+	if _, err := Create(ctx, r, l, "learn: "+l.Title); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := r.ReadFile(l.RelPath())
+	old, err := Parse(l.RelPath(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := exec.Command("git", "-C", r.Root(), "rev-parse", "HEAD").Output()
+	edited := strings.Replace(string(base), `session: ""`, "session: rollout-2025-01-01T10-00-00-0a1b2c3d4e5f", 1)
+	_, _, err = SaveEdit(ctx, r, old, base, []byte(edited))
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Line != 14 || !strings.Contains(err.Error(), "secret") {
+		t.Fatalf("SaveEdit: %v, want a refusal naming line 14", err)
+	}
+	if now, _ := exec.Command("git", "-C", r.Root(), "rev-parse", "HEAD").Output(); string(now) != string(head) {
+		t.Error("a refused edit committed")
+	}
 }
 
 // TestChangeRedactsItsMessage: a reason typed for an archive (reflect archive --reason, the
