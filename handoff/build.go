@@ -200,9 +200,12 @@ type rawFailure struct {
 	exit                *int
 }
 
+// failure redacts the call's input and output whole before it joins their lines: a private
+// key cut to its first lines and joined with " · " loses the END line redaction finds the
+// block by, and its body went into the handoff after the marker.
 func (f rawFailure) failure() Failure {
-	return Failure{Tool: redact.String(f.tool), Command: clip(oneLine(f.input), maxCommand),
-		ExitCode: f.exit, Error: clip(firstLines(toolError(f.output), 3), maxError)}
+	return Failure{Tool: redact.String(f.tool), Command: clip(oneLine(redact.String(f.input)), maxCommand),
+		ExitCode: f.exit, Error: clip(firstLines(toolError(redact.String(f.output)), 3), maxError)}
 }
 
 // resolveRaw drops the raw failures the call (which worked) fixes.

@@ -127,6 +127,18 @@ func TestBuild(t *testing.T) {
 				t.Errorf("files %q", h.Files)
 			}
 		}},
+		{"a private key a failed call printed is redacted whole, not cut to its first lines", []transcript.Message{
+			user("read the deploy key"),
+			call("1", "Bash", "cat deploy.pem && ./deploy"),
+			result("1", "Exit code 1\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAv3bqJ2Zy5QxXfW8l0kHn2gYtR4cV9sP1aLmN7oE6dF3jK8uT\nQw5eR2tY7uI9oP0aS1dF3gH4jK6lZ8xC0vB2nM4qW6eR8tY0uI2oP4aS6dF8gH0j\n-----END RSA PRIVATE KEY-----\nerror: deploy failed", true),
+		}, func(t *testing.T, h *Handoff) {
+			if len(h.Failed) != 1 {
+				t.Fatalf("failed %+v", h.Failed)
+			}
+			if e := h.Failed[0].Error; strings.Contains(e, "MIIEow") || strings.Contains(e, "Qw5eR2") || !strings.Contains(e, "[REDACTED:private-key]") {
+				t.Errorf("error %q", e)
+			}
+		}},
 		{"subagents are their parent's to report", []transcript.Message{
 			user("look around"),
 			func() transcript.Message {
