@@ -10,6 +10,7 @@ import (
 
 	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
 // ParseAnswer reads the learnings out of an extractor's answer, tolerantly: the answer may be
@@ -144,9 +145,11 @@ func answerSummary(holder []byte) (*handoff.Summary, string) {
 	return &checked, ""
 }
 
-// quoteAnswerHead quotes the first 200 characters of s for an error message.
+// quoteAnswerHead quotes the first 200 characters of s for an error message, redacted before
+// it is cut (half a token has no shape left to find).
 func quoteAnswerHead(s string) string {
 	const n = 200
+	s = redact.String(s)
 	if utf8.RuneCountInString(s) <= n {
 		return strconv.Quote(s)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/reflect-memory/reflect/internal/lazyregexp"
 	"github.com/reflect-memory/reflect/internal/procgroup"
 	"github.com/reflect-memory/reflect/queue"
+	"github.com/reflect-memory/reflect/transcript/redact"
 )
 
 // claudeTools are Claude Code's own tools, all denied to the extraction (names it does not
@@ -175,7 +176,8 @@ func (x *childExtractor) Reply(ctx context.Context, in Input) (Reply, Usage, err
 		// the program's own complaint ("401" in a transcript is not an auth failure).
 		stderr = strings.ReplaceAll(stderr, prompt, "[prompt]")
 	}
-	stderr = tailBytes(stderr, 2000)
+	// redacted before it is cut: a cut through a secret leaves a piece without its shape
+	stderr = tailBytes(redact.String(stderr), 2000)
 
 	text := string(res.stdout)
 	if x.mode == modeClaude {
@@ -188,7 +190,7 @@ func (x *childExtractor) Reply(ctx context.Context, in Input) (Reply, Usage, err
 		}
 	}
 	if res.exit != 0 {
-		return Reply{}, usage, x.failure(res.exit, stderr+"\n"+headBytes(string(res.stdout), 2000))
+		return Reply{}, usage, x.failure(res.exit, stderr+"\n"+headBytes(redact.String(string(res.stdout)), 2000))
 	}
 	if strings.TrimSpace(text) == "" && pauseSigns.MatchString(strings.ToLower(stderr)) {
 		// nothing answered and the program complains about auth or billing on stderr
@@ -273,7 +275,7 @@ func (x *childExtractor) run(ctx context.Context, args []string, stdin []byte, e
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("%s: %w", x.name, ctx.Err())
 	case cctx.Err() != nil:
-		return res, fmt.Errorf("%s: %w: timed out after %s%s", x.name, ErrTransient, time.Since(start).Round(time.Millisecond), failDetail(tailBytes(res.stderr, 600)))
+		return res, fmt.Errorf("%s: %w: timed out after %s%s", x.name, ErrTransient, time.Since(start).Round(time.Millisecond), failDetail(tailBytes(redact.String(res.stderr), 600)))
 	case stdout.over:
 		return res, fmt.Errorf("%s: %w: the answer is longer than %d bytes", x.name, ErrBadAnswer, maxStdout)
 	case werr != nil && res.exit == 0 && !errors.Is(werr, exec.ErrWaitDelay):
@@ -313,9 +315,11 @@ var pauseSigns = lazyregexp.New(`authenticat|unauthori[sz]ed|\bnot logged in|\bl
 // neither list is retried as well.
 var transientSigns = lazyregexp.New(`overloaded|\b5\d\d\b|\b429\b|rate[ _-]?limit|timed? ?out|connection|temporar`)
 
-// failDetail renders what a program said as ": first meaningful text", one line, bounded.
+// failDetail renders what a program said as ": first meaningful text", one line, bounded,
+// redacted before its lines are joined and it is cut (a private key joined into one line, or
+// a token cut in two, no longer has the shape redaction finds).
 func failDetail(said string) string {
-	s := strings.Join(strings.Fields(said), " ")
+	s := strings.Join(strings.Fields(redact.String(said)), " ")
 	if s == "" {
 		return ""
 	}

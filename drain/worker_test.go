@@ -807,3 +807,40 @@ func TestDrainSurvivesAPanickingExtractor(t *testing.T) {
 	}
 	healthy(t, r)
 }
+
+// TestFailuresRedactBeforeTheyClip drains with a command extractor that fails, printing a
+// token where the error's bounds cut it: the last 2,000 bytes of stderr, the first 300
+// characters of what the failure quotes, the first 200 of an answer that is no JSON. Cut
+// first, half a token had no shape left to redact and reached queue/failed and its commit.
+func TestFailuresRedactBeforeTheyClip(t *testing.T) {
+	const token = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+	pad := func(n int) string { return strings.Repeat("ab ", n/3) + strings.Repeat("a", n%3) }
+	cases := []struct{ name, script string }{
+		{"stderr's tail starts inside the token", "printf 'A %s %s\\n' '" + token + "' '" + pad(1978) + "' >&2; exit 1"},
+		{"the failure's detail ends inside the token", "printf '%s%s more\\n' '" + pad(279) + "' '" + token + "' >&2; exit 1"},
+		{"an answer that is no JSON", "printf '%s%s more\\n' '" + pad(180) + "' '" + token + "'"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRepo(t, "")
+			enqueue(t, r, 1, "github.com/acme/widgets")
+			path := filepath.Join(t.TempDir(), "extract.sh")
+			if err := os.WriteFile(path, []byte("#!/bin/sh\ncat >/dev/null\n"+c.script+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			rep := run(t, r, Command(path, LLMOptions{Timeout: 5 * time.Second}))
+			if rep.Failed != 1 {
+				t.Fatalf("report %+v, want the entry failed", rep)
+			}
+			objects := git(t, r.Root(), "log", "--all", "-p", "--format=%B")
+			if !strings.Contains(objects, "queue/failed/") {
+				t.Fatalf("no entry in queue/failed:\n%s", objects)
+			}
+			for _, piece := range []string{"1234567890", "abcdefghij", "ABCDEFGHIJ123456"} {
+				if strings.Contains(objects, piece) {
+					t.Errorf("a piece of the token (%s) was committed:\n%s", piece, objects)
+				}
+			}
+		})
+	}
+}
