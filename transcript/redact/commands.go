@@ -12,12 +12,15 @@ import (
 // sshpass -p pass, sqlplus user/pass@db, vault login TOKEN (a legacy Vault
 // token, s.…, has no shape of its own). Elsewhere "-p" is a port, a path or
 // a patch, and "-u" a user or an upstream, so those flags are not read as
-// passwords in general.
+// passwords in general. A registry or cloud login (docker login -u me -p
+// PASS, helm registry login, az login -p) reads -p and --password only after
+// the operand "login": "docker run -p 8080:80" publishes a port.
 var commands = map[string]string{
 	"curl": "curl", "mysql": "mysql", "mysqldump": "mysql", "mysqladmin": "mysql",
 	"mysqlsh": "mysql", "mysqlimport": "mysql", "mariadb": "mysql",
 	"mariadb-dump": "mysql", "sshpass": "sshpass", "sqlplus": "sqlplus",
-	"vault": "vault",
+	"vault":  "vault",
+	"docker": "login", "podman": "login", "nerdctl": "login", "helm": "login", "az": "login",
 }
 
 func commandDetectors() []detector {
@@ -64,7 +67,7 @@ func findCommand(sc *scanner, i, prio int) (int, bool) {
 			found = true
 		}
 	}
-	login := false // vault: the operand "login" was read
+	login := false // vault, docker…: the operand "login" was read
 args:
 	for k, a := range args {
 		arg := s[a[0]:a[1]]
@@ -113,6 +116,24 @@ args:
 				add(val[0]+sl+1, val[0]+e)
 			}
 			break args // only the first operand is the logon
+		case "login":
+			switch {
+			case !login:
+				login = arg == "login"
+				continue
+			case (arg == "-p" || arg == "--password") && k+1 < len(args):
+				val = args[k+1]
+			case strings.HasPrefix(arg, "--password="):
+				val = [2]int{a[0] + len("--password="), a[1]}
+			case strings.HasPrefix(arg, "-p="):
+				val = [2]int{a[0] + len("-p="), a[1]}
+			case strings.HasPrefix(arg, "-p") && len(arg) > 2 && arg[2] != '-':
+				val = [2]int{a[0] + 2, a[1]} // -pPASS, as cobra and pflag read it
+			default:
+				continue
+			}
+			val = unquote(s, val)
+			add(val[0], val[1])
 		case "vault":
 			switch {
 			case strings.HasPrefix(arg, "-"):
