@@ -73,3 +73,25 @@ func survives(t *testing.T, inputs []string) {
 		}
 	}
 }
+
+// redactsTo checks each case's exact output, that none of its secrets survive, and that
+// redacting the output again changes nothing.
+func redactsTo(t *testing.T, cases []positive) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := String(tc.in)
+			if got != tc.want {
+				t.Errorf("String:\n  in:   %q\n  got:  %q\n  want: %q", tc.in, got, tc.want)
+			}
+			for _, sec := range tc.secrets {
+				if strings.Contains(got, sec) {
+					t.Errorf("output still contains the secret %q", sec)
+				}
+			}
+			if again := String(got); again != got {
+				t.Errorf("not idempotent: %q → %q", got, again)
+			}
+		})
+	}
+}

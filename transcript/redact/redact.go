@@ -59,6 +59,7 @@ func Find(s string) []Match {
 	sc.urls()
 	sc.assignments()
 	sc.prose()
+	sc.gluedMarkers(s)
 	return sc.matches()
 }
 
@@ -177,6 +178,43 @@ func (m *indexMemo) next(s, pat string, p int) int {
 	}
 	*m = indexMemo{p, at, true}
 	return at
+}
+
+// gluedMarkers redacts the text glued to the end of a marker that starts a value (right
+// after '=' or ':') — a letter, digit or '_' right after it, and the value bytes after
+// that — with the marker: a marker is a placeholder only when what follows it is not part
+// of the same value. (A detector's own range may end right before a word, a private key's
+// END line glued to text: only a value's marker is read this way, so redacting stays
+// idempotent.) In
+// password=[REDACTED:x]q8Zr…, FOO_TOKEN=[REDACTED:x]… or postgres://admin:[REDACTED:x]pass@…
+// a secret was pasted after (or partly over) a marker, and maskMarkers, which hides every
+// marker from the detectors, left what followed as the tail of a placeholder.
+func (sc *scanner) gluedMarkers(s string) {
+	for k := strings.Index(s, markerPrefix); k >= 0; {
+		e := k + len(markerPrefix)
+		for e < len(s) && (isLower(s[e]) || isDigit(s[e]) || s[e] == '-') {
+			e++
+		}
+		next := k + 1
+		if e < len(s) && s[e] == ']' && e+1 < len(s) && isWordByte(s[e+1]) && k > 0 && (s[k-1] == '=' || s[k-1] == ':') {
+			kind := s[k+len(markerPrefix) : e]
+			g := e + 1
+			for g < len(s) && !isSpaceByte(s[g]) && strings.IndexByte("\"'`,;&|<>(){}[]\\@", s[g]) < 0 {
+				g++
+			}
+			for g > e+1 && s[g-1] == '.' {
+				g-- // a full stop that ends a sentence
+			}
+			if g > e+1 && kind != "" {
+				sc.add(kind, k, g, prioAssign)
+			}
+			next = max(e+1, g)
+		}
+		k = strings.Index(s[next:], markerPrefix)
+		if k >= 0 {
+			k += next
+		}
+	}
 }
 
 // maskMarkers hides markers from a previous redaction behind '*', which
