@@ -52,14 +52,7 @@ func TestCommitsAreRedacted(t *testing.T) {
 	}
 	check("create")
 
-	base, err := r.ReadFile(l.RelPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := Parse(l.RelPath(), base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, old := committed(t, r, l)
 	edited := strings.Replace(string(base), "title: ", "title: "+age+" ", 1) + "Pasted: VAULT_TOKEN=" + vault + "\n"
 	if _, _, err := SaveEdit(ctx, r, old, base, []byte(edited)); err != nil {
 		t.Fatal(err)
@@ -108,14 +101,7 @@ func TestEditRedactsTheWholeFile(t *testing.T) {
 			if _, err := Create(ctx, r, l, "learn: "+l.Title); err != nil {
 				t.Fatal(err)
 			}
-			base, err := r.ReadFile(l.RelPath())
-			if err != nil {
-				t.Fatal(err)
-			}
-			old, err := Parse(l.RelPath(), base)
-			if err != nil {
-				t.Fatal(err)
-			}
+			base, old := committed(t, r, l)
 			edited := c.edit(string(base))
 			if edited == string(base) {
 				t.Fatalf("the case changed nothing in:\n%s", base)
@@ -156,11 +142,7 @@ func TestEditRefusedWhenRedactionBreaksTheFile(t *testing.T) {
 	if _, err := Create(ctx, r, l, "learn: "+l.Title); err != nil {
 		t.Fatal(err)
 	}
-	base, _ := r.ReadFile(l.RelPath())
-	old, err := Parse(l.RelPath(), base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, old := committed(t, r, l)
 	head, _ := exec.Command("git", "-C", r.Root(), "rev-parse", "HEAD").Output()
 	edited := strings.Replace(string(base), `session: ""`, "session: rollout-2025-01-01T10-00-00-0a1b2c3d4e5f", 1)
 	_, _, err = SaveEdit(ctx, r, old, base, []byte(edited))
@@ -200,4 +182,18 @@ func TestChangeRedactsItsMessage(t *testing.T) {
 	if strings.Contains(string(msg), twilio) || !strings.Contains(string(msg), "[REDACTED:") {
 		t.Errorf("the archive reason reached git as typed:\n%s", msg)
 	}
+}
+
+// committed reads l's file as HEAD holds it, and parses it: the base of an edit.
+func committed(t *testing.T, r *gitstore.Repo, l *Learning) ([]byte, *Learning) {
+	t.Helper()
+	base, err := r.ReadFile(l.RelPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := Parse(l.RelPath(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, old
 }
