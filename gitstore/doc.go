@@ -15,5 +15,6 @@
 // rolled back by the next one, so HEAD, the git index and the work tree always agree.
 //
 // This package never interprets what it stores: learnings, queue entries and settings are
-// opaque bytes here.
+// opaque bytes here. Commit messages are the one text it changes: each is redacted
+// (transcript/redact) as the commit is written, a net under what its callers redact.
 package gitstore
