@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -19,9 +20,15 @@ type Origin struct {
 	Subject string
 	// MergedBy is the e-mail of the author of the nearest merge commit that brought Commit
 	// in from a side branch (a pull request merged by a reviewer); empty when Commit is on
-	// the tip's first-parent line or beyond a merge the walk did not see.
+	// the tip's first-parent line or beyond a merge the walk did not see, and for a merge
+	// reflect's sync made (SyncMergeSubject), which no one read.
 	MergedBy string
 }
+
+// SyncMergeSubject starts the subject of the merge commits reflect's sync makes: a laptop's
+// own commits with what arrived, merged without anyone reading it. Such a merge reviews
+// nothing it brings in. (Anyone may write the subject: it only ever takes a review away.)
+const SyncMergeSubject = "sync: merge "
 
 // Origins walks the history back from tip, newest first, and finds for each path of want the
 // commit that gave it the blob want names: a commit whose tree holds that blob at the path
@@ -36,6 +43,7 @@ func (r *Repo) Origins(tip plumbing.Hash, want map[string]plumbing.Hash, stop fu
 		mergedBy string
 	}
 	queue := []visit{{tip, ""}}
+	cloned := false
 	seen := map[plumbing.Hash]bool{tip: true}
 	for n := 0; len(queue) > 0 && len(out) < len(want) && n < limit; n++ {
 		v := queue[0]
@@ -63,6 +71,7 @@ func (r *Repo) Origins(tip plumbing.Hash, want map[string]plumbing.Hash, stop fu
 				continue
 			}
 			fromOther := false // a merge's other parent already had it: it came from there
+			var side plumbing.Hash
 			for _, p := range c.ParentHashes[1:] {
 				pt, err := r.commitTree(p)
 				if err != nil {
@@ -72,7 +81,19 @@ func (r *Repo) Origins(tip plumbing.Hash, want map[string]plumbing.Hash, stop fu
 					return out, err
 				} else if ok && e.hash == blob {
 					fromOther = true
+				} else if ok && e.hash != ch.From {
+					side = e.hash
 				}
+			}
+			if !fromOther && !side.IsZero() {
+				// a merge that combined two versions of the file (sync's field by field):
+				// what it holds of the other side's is that side's writer's, so the version
+				// is theirs (the walk goes on for the commit that made the side's)
+				if !cloned {
+					want, cloned = maps.Clone(want), true // the caller's stays as it was
+				}
+				want[ch.Path] = side
+				continue
 			}
 			if !fromOther {
 				subject, _, _ := strings.Cut(c.Message, "\n")
@@ -86,7 +107,7 @@ func (r *Repo) Origins(tip plumbing.Hash, want map[string]plumbing.Hash, stop fu
 			}
 			seen[p] = true
 			mb := v.mergedBy
-			if i > 0 {
+			if i > 0 && !strings.HasPrefix(c.Message, SyncMergeSubject) {
 				mb = c.Author.Email
 			}
 			queue = append(queue, visit{p, mb})

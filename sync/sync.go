@@ -447,7 +447,7 @@ func merge(ctx context.Context, r *gitstore.Repo, base, remote plumbing.Hash, ke
 			in = append(in, c.Path)
 		}
 		tx.MergeWith(remote)
-		msg := fmt.Sprintf("sync: merge %d changes from the remote (%s)", len(in), short(remote))
+		msg := fmt.Sprintf(gitstore.SyncMergeSubject+"%d changes from the remote (%s)", len(in), short(remote))
 		if both > 0 {
 			msg += fmt.Sprintf("; %d files changed on both sides, merged field by field", both)
 		}
