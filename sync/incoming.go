@@ -14,6 +14,7 @@ import (
 
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/handoff"
 	"github.com/reflect-memory/reflect/learnings"
 	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/queue"
@@ -31,6 +32,18 @@ import (
 const (
 	maxQueueBytes = 4 << 20 // a queue entry: a digest is at most 1 MiB (config caps it), with its metadata
 	maxOtherBytes = 1 << 20 // reflect.toml and whatever else a person keeps at the root
+)
+
+// Caps on what one sync may bring in all. Git packs a file of zeros, or many files alike,
+// into almost nothing: 300 files of 1 MB under junk/ made a 184 KB remote and a 299 MB
+// checkout on every laptop, each file under its own cap. What reflect reads is bounded by
+// what a memory holds (a first sync of 100,000 learnings of ~1.5 KB brings ~150 MB); what it
+// never reads (files outside learnings/, queue/, handoffs/ and reflect.toml) is bounded far
+// lower.
+var (
+	maxSyncBytes  int64 = 256 << 20 // every file one sync adds or changes, as checked out
+	maxOtherFiles       = 200       // files reflect does not read, added or changed by one sync
+	maxOtherTotal int64 = 16 << 20  // and their bytes
 )
 
 // RefusedError is a file the remote holds that this machine will not write.
@@ -64,6 +77,10 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 	}
 	added := map[string]string{}   // id → path of a learning the remote added
 	var newPaths []gitstore.Change // the paths the remote added
+	var total, otherTotal int64    // the bytes it brings, and those of files reflect does not read
+	others := 0
+	var largest gitstore.Change
+	var largestSize int64
 	for _, c := range theirs {
 		if c.To.IsZero() {
 			continue
@@ -89,10 +106,23 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 		case strings.HasPrefix(c.Path, "queue/"):
 			limit = maxQueueBytes
 		}
-		if n, err := r.BlobSize(c.To); err != nil {
+		n, err := r.BlobSize(c.To)
+		if err != nil {
 			return err
 		} else if n > limit {
 			return refuse(c, "%d bytes, over the %d a file there may hold", n, limit)
+		}
+		total += n
+		if n > largestSize {
+			largest, largestSize = c, n
+		}
+		if !isLearning && !strings.HasPrefix(c.Path, queue.Dir+"/") && !strings.HasPrefix(c.Path, handoff.Dir+"/") && c.Path != config.FileName {
+			others++
+			otherTotal += n
+			if others > maxOtherFiles || otherTotal > maxOtherTotal {
+				return refuse(c, "one of %d files (%d bytes) outside %s/, %s/ and %s/ this sync would bring, over the %d files or %d bytes one sync may bring there",
+					others, otherTotal, learnings.Dir, queue.Dir, handoff.Dir, maxOtherFiles, maxOtherTotal)
+			}
 		}
 		if base != localHead {
 			if err := clash(r, c, localTree); err != nil {
@@ -102,6 +132,9 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 		if c.From.IsZero() {
 			newPaths = append(newPaths, c)
 		}
+	}
+	if total > maxSyncBytes {
+		return refuse(largest, "the largest of the files this sync would bring, %d bytes in all, over the %d one sync may bring", total, maxSyncBytes)
 	}
 	if len(newPaths) == 0 {
 		return nil

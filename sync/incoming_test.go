@@ -3,6 +3,7 @@ package sync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,5 +311,73 @@ func TestSyncMergesReviewNothing(t *testing.T) {
 				t.Errorf("%s: %s recorded as %+v (found %v, %v); want Mallory's, not reviewed", l.dir, lid, rec, ok, err)
 			}
 		}
+	}
+}
+
+// A push git packs into almost nothing (files of zeros, many files alike) must not fill
+// every laptop's disk: one sync brings at most maxOtherFiles files, maxOtherTotal bytes,
+// that reflect never reads, and maxSyncBytes in all; past them it is refused, nothing
+// written, and the remote's fix (the files removed) syncs.
+func TestIncomingBytesAreCapped(t *testing.T) {
+	setHome(t)
+	for _, tt := range []struct {
+		name   string
+		files  int
+		size   int
+		dir    string
+		reason string
+	}{
+		{"many files reflect never reads", maxOtherFiles + 1, 10, "junk", "over the 200 files or 16777216 bytes one sync may bring there"},
+		{"large files reflect never reads", 17, 1<<20 - 100, "junk", "over the 200 files or 16777216 bytes one sync may bring there"},
+		{"learnings past the sync's cap", 5, 200 << 10, "learnings/_global", "over the 819200 one sync may bring"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.dir == "learnings/_global" {
+				old := maxSyncBytes
+				maxSyncBytes = 800 << 10
+				t.Cleanup(func() { maxSyncBytes = old })
+			}
+			remote := bare(t)
+			a := laptops(t, remote, 1)[0]
+			a.add("mine")
+			a.sync()
+			pusher := filepath.Join(t.TempDir(), "m")
+			git(t, ".", "clone", "-q", remote, pusher)
+			git(t, pusher, "config", "user.email", "mallory@example.org")
+			git(t, pusher, "config", "user.name", "Mallory")
+			os.MkdirAll(filepath.Join(pusher, tt.dir), 0o755)
+			for i := range tt.files {
+				name := fmt.Sprintf("f%03d", i)
+				content := name + "\n" + strings.Repeat("\x00", tt.size)
+				if tt.dir == "learnings/_global" {
+					id := fmt.Sprintf("lrn-01JD8Z6Q4V0R5T2W9K3M7N1%03d", i)
+					name, content = id+".md", learningText(id, "_global", "Zeros "+name)+strings.Repeat("0", tt.size)
+				}
+				os.WriteFile(filepath.Join(pusher, tt.dir, name), []byte(content), 0o644)
+			}
+			git(t, pusher, "add", "-A")
+			git(t, pusher, "commit", "-qm", "junk")
+			git(t, pusher, "push", "-q", "origin", "HEAD:main")
+			before := git(t, a.dir, "rev-parse", "HEAD")
+
+			_, err := Sync(context.Background(), a.repo(), Options{})
+			var re *RefusedError
+			if !errors.As(err, &re) || !strings.Contains(re.Reason, tt.reason) {
+				t.Fatalf("sync = %v, want a refusal %q", err, tt.reason)
+			}
+			if git(t, a.dir, "rev-parse", "HEAD") != before {
+				t.Error("the laptop's branch moved")
+			}
+			if _, err := os.Stat(filepath.Join(a.dir, tt.dir, "f000")); err == nil {
+				t.Error("a file was written")
+			}
+			a.healthy()
+			// the fix: the files removed on the remote
+			git(t, pusher, "rm", "-rq", tt.dir)
+			git(t, pusher, "commit", "-qm", "remove the junk")
+			git(t, pusher, "push", "-q", "origin", "HEAD:main")
+			a.sync()
+			a.healthy()
+		})
 	}
 }
