@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflect-memory/reflect/agentsmd"
+	"github.com/reflect-memory/reflect/cmd/internal/engineline"
 	"github.com/reflect-memory/reflect/config"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/handoff"
@@ -100,6 +101,14 @@ func ExitCode(err error) int {
 // exit prints err (once) and returns its exit code. A usage error names the help of the
 // command that was run (ran, which cobra found even when its flags did not parse).
 func (a *App) exit(ran *cobra.Command, err error) int {
+	if a.hookRun(ran) {
+		// whatever went wrong before its handler ran (a flag a newer plugin passes, a bad
+		// --format): a hook never fails its agent, and Claude Code and Gemini CLI block on 2
+		if err != nil && a.Verbose {
+			fmt.Fprintf(a.Stderr, "reflect hook: nothing done: %s\n", printable.String(err.Error()))
+		}
+		return exitOK
+	}
 	code := ExitCode(err)
 	var se *SilentError
 	if err != nil && !errors.As(err, &se) {
@@ -113,4 +122,19 @@ func (a *App) exit(ran *cobra.Command, err error) int {
 		}
 	}
 	return code
+}
+
+// hookRun says whether this run is `reflect hook …`: the command cobra ran, or, when a flag
+// before it kept cobra from finding it, the first word of the command line.
+func (a *App) hookRun(ran *cobra.Command) bool {
+	if isHook(ran) {
+		return true
+	}
+	w := engineline.Words(a.args())
+	return (ran == nil || !ran.HasParent()) && len(w) > 0 && w[0] == "hook"
+}
+
+// isHook says whether ran is `reflect hook`, whose process exits 0 whatever happens.
+func isHook(ran *cobra.Command) bool {
+	return ran != nil && ran.Name() == "hook" && ran.HasParent() && !ran.Parent().HasParent()
 }

@@ -22,6 +22,8 @@ payloads do not (Copilot CLI's camelCase hooks, reflect's opencode plugin). What
 no repository, a locked or broken one, a deadline — it exits 0 and prints nothing or exactly
 one JSON object the host accepts. Problems are logged under .git/reflect/log.`,
 		Hidden: false,
+		// a flag this reflect does not know (a newer plugin's) is no reason to lose a capture
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			defer func() {
 				if v := recover(); v != nil {

@@ -176,14 +176,14 @@ review, edit and sync like code.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if a.Format != "text" && a.Format != "json" {
-				return FlagErrorf("--format must be text or json (got %q)", a.Format)
-			}
 			level := slog.LevelWarn
 			if a.Verbose || os.Getenv("REFLECT_DEBUG") == "1" {
 				level = slog.LevelDebug
 			}
 			a.Log = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level}))
+			if a.Format != "text" && a.Format != "json" && !isHook(cmd) { // a hook prints what its host reads
+				return FlagErrorf("--format must be text or json (got %q)", a.Format)
+			}
 			return nil
 		},
 	}
