@@ -323,6 +323,12 @@ func decode(cfg *Config, scope Scope, path string, data []byte) ([]Warning, erro
 		case spec.Scope != scope:
 			warnings = append(warnings, Warning{File: path, Line: lines[k], Key: k,
 				Msg: fmt.Sprintf("is shared by every laptop: it belongs in %s (reflect config set %s VALUE); ignored here", FileName, k)})
+		case spec.dur:
+			// the decoder would set a duration's nanoseconds from a bare number: 5000 read as
+			// 5µs, a recall that always gave up
+			if _, ok := valueAt(present, k).(string); !ok {
+				return warnings, &Error{File: path, Line: lines[k], Key: k, Msg: fmt.Sprintf("not a duration like \"500ms\" or \"10s\" (got %v, not a quoted string)", valueAt(present, k))}
+			}
 		}
 	}
 	next := *cfg
@@ -335,6 +341,16 @@ func decode(cfg *Config, scope Scope, path string, data []byte) ([]Warning, erro
 	}
 	*cfg = next
 	return warnings, nil
+}
+
+// valueAt is the value of dotted key k in a decoded file.
+func valueAt(m map[string]any, k string) any {
+	sec, name, ok := strings.Cut(k, ".")
+	if !ok {
+		return m[k]
+	}
+	sub, _ := m[sec].(map[string]any)
+	return valueAt(sub, name)
 }
 
 // view is the part of cfg one file may set; keys outside it are left alone by the decoder.
@@ -453,6 +469,12 @@ func (c Config) validate(scope Scope) *Error {
 		return nil
 	}
 	switch e := c.Drain.Extractor; {
+	case strings.ContainsAny(c.Author.Name, "<>\n\r\x00"):
+		// what would split or end a commit's author line: git fsck, and a remote that checks
+		// what is pushed, refuse such a commit
+		return bad("author.name", "must not hold <, >, a line break or a NUL (got %q)", c.Author.Name)
+	case strings.ContainsAny(c.Author.Email, "<>\n\r\x00 "):
+		return bad("author.email", "not an e-mail address: %q", c.Author.Email)
 	case c.Author.Email != "" && !strings.Contains(c.Author.Email, "@"):
 		return bad("author.email", "not an e-mail address: %q", c.Author.Email)
 	case CheckExtractor(e) != nil:
