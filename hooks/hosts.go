@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Hosts whose hooks `reflect hook HOST` answers: the subcommand names the host that runs it.
@@ -105,8 +106,11 @@ func decodeFor(host, argEvent string, data []byte) (Payload, error) {
 	case HostOpencode:
 		p = opencodePayload(f, argEvent)
 	default:
-		return Decode(data)
+		p, err = Decode(data)
+		p.SessionID = cleanSessionID(p.SessionID)
+		return p, err
 	}
+	p.SessionID = cleanSessionID(p.SessionID)
 	p.Host = host
 	if p.HostEvent == "" && p.Event == "" {
 		return Payload{}, ErrNotPayload
@@ -116,6 +120,27 @@ func decodeFor(host, argEvent string, data []byte) (Payload, error) {
 	}
 	return p, nil
 }
+
+// cleanSessionID is a host's session id as reflect writes it (state file names, learnings'
+// source, commit messages): without control characters, a NUL among them, which made git
+// fsck report every commit that named the session; and at most 200 bytes.
+func cleanSessionID(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	if len(s) > maxSessionID {
+		s = strings.ToValidUTF8(s[:maxSessionID], "")
+	}
+	return s
+}
+
+// maxSessionID bounds a session id: the hosts' are UUIDs and the like, under 64 bytes.
+const maxSessionID = 200
 
 // rawFields is a decoded object whose fields are taken leniently.
 type rawFields map[string]json.RawMessage

@@ -198,3 +198,22 @@ func TestHostCaptures(t *testing.T) {
 		})
 	}
 }
+
+// A session id reaches state file names, learnings' source and commit messages: whatever a
+// host sends, it holds no control character (a NUL made git fsck report every commit that
+// named it) and is bounded.
+func TestSessionIDsAreClean(t *testing.T) {
+	long := strings.Repeat("é", 150)
+	for _, host := range []string{HostClaude, HostCodex, HostGemini, HostCopilot, HostCursor, HostOpencode} {
+		for in, want := range map[string]string{`a\u0000b/../../etc`: "ab/../../etc", "s\\n1\\t\\u001b[2J": "s1[2J", long: strings.Repeat("é", 100)} {
+			payload := `{"hook_event_name":"UserPromptSubmit","session_id":"` + in + `","conversation_id":"` + in + `","sessionId":"` + in + `","prompt":"p","cwd":"/r"}`
+			p, err := decodeFor(host, "UserPromptSubmit", []byte(payload))
+			if err != nil {
+				t.Fatalf("%s: %v", host, err)
+			}
+			if p.SessionID != want {
+				t.Errorf("%s: session id %q, want %q", host, p.SessionID, want)
+			}
+		}
+	}
+}
