@@ -15,6 +15,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,7 +28,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return err
+		return named(path, err)
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
@@ -46,9 +47,24 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return err
+		return named(path, err)
 	}
 	return SyncDir(dir)
+}
+
+// named gives an error of the write the target's name: the temporary file is a detail, and
+// "open ~/.claude/.settings.json.tmp-123: permission denied" sends the user looking for a
+// file that is not there.
+func named(path string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &fs.PathError{Op: "write", Path: path, Err: err}
 }
 
 // SyncDir fsyncs a directory, so the names it holds (a rename, a new file) survive a crash.

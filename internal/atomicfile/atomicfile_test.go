@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +46,10 @@ func TestWrite(t *testing.T) {
 			if c.fails {
 				if err == nil {
 					t.Fatal("Write succeeded")
+				}
+				// the error names the file the caller asked for, never the temporary one
+				if msg := err.Error(); !strings.Contains(msg, path) || strings.Contains(msg, ".tmp-") {
+					t.Fatalf("error %q does not name %s alone", msg, path)
 				}
 			} else {
 				if err != nil {
