@@ -12,5 +12,7 @@
 // copy of the file as it was before reflect is never replaced by a version reflect changed. A
 // second install changes nothing, and an uninstall after an install gives back the original
 // file byte for byte. A file that is not valid JSON is refused with its line and column and
-// left untouched.
+// left untouched, and so is one without a write permission bit. A file that is a symbolic
+// link is written where the link points (the atomic rename happens in the target's
+// directory), so a dotfiles repository's file changes and the link stays.
 package install

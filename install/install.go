@@ -429,7 +429,7 @@ func Uninstall(opts Options) (*Result, error) {
 		if err := commit(l, opts, res, l.doc.encode(), empty && createdByInstall(opts.Path)); err != nil {
 			return nil, err
 		}
-		return res, nil
+		return res, afterUninstall(l, opts)
 	}
 	keptEvents := hooks.obj[:0:0]
 	for _, m := range hooks.obj {
@@ -478,7 +478,16 @@ func Uninstall(opts Options) (*Result, error) {
 	if err := commit(l, opts, res, l.doc.encode(), len(l.root.obj) == 0 && createdByInstall(opts.Path)); err != nil {
 		return nil, err
 	}
-	return res, nil
+	return res, afterUninstall(l, opts)
+}
+
+// afterUninstall drops the empty backup of a file that, uninstalled, holds nothing of reflect
+// (another host's hooks may share the file).
+func afterUninstall(l *loaded, opts Options) error {
+	if opts.DryRun || holdsReflect(l.root) {
+		return nil
+	}
+	return dropEmptyBackup(opts.Path)
 }
 
 // createdByInstall says whether the backup records that the file did not exist before install
@@ -511,12 +520,25 @@ func commit(l *loaded, opts Options, res *Result, out []byte, remove bool) error
 		res.Deleted = remove
 		return nil
 	}
-	dir := filepath.Dir(opts.Path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if l.exists {
+		if err := checkWritable(opts.Path, l.mode); err != nil {
+			return err
+		}
+	}
+	// the file a link names is written (in its own directory) and the link stays; the
+	// backup stays beside the name the host reads, where uninstall looks for it
+	target, err := resolve(opts.Path)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(opts.Path), 0o755); err != nil {
 		return err
 	}
 	backup := opts.Path + BackupSuffix
-	_, err := os.Lstat(backup)
+	_, err = os.Lstat(backup)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || err == nil && !l.reflect:
 		if err := atomicfile.Write(backup, l.data, l.mode); err != nil {
@@ -533,11 +555,24 @@ func commit(l *loaded, opts Options, res *Result, out []byte, remove bool) error
 		}
 	}
 	if remove {
-		if err := os.Remove(opts.Path); err != nil {
+		if err := os.Remove(target); err != nil {
 			return err
 		}
 		res.Deleted = true
+		return dropEmptyBackup(opts.Path)
+	}
+	return atomicfile.Write(target, out, l.mode)
+}
+
+// dropEmptyBackup removes path's backup when it is empty: it only recorded that the file did
+// not exist before reflect, which an uninstall that leaves nothing of reflect has no more use
+// for (a later install writes a backup of the file as it is then).
+func dropEmptyBackup(path string) error {
+	if !createdByInstall(path) {
 		return nil
 	}
-	return atomicfile.Write(opts.Path, out, l.mode)
+	if err := os.Remove(path + BackupSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the empty backup: %w", err)
+	}
+	return nil
 }

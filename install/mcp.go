@@ -148,6 +148,12 @@ func editMCP(opts Options, add bool) (*Result, error) {
 	if err := commit(l, opts, res, out, remove); err != nil {
 		return nil, err
 	}
+	if !add && !opts.DryRun {
+		// reflect's server was all of reflect this file held
+		if err := dropEmptyBackup(opts.Path); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 

@@ -159,15 +159,33 @@ func installOpencode(ctx context.Context, opts Options) (*Result, error) {
 		res.Changed = true
 		res.Diff = Diff(opts.Path, old, want)
 		if !opts.DryRun {
-			if err := os.MkdirAll(filepath.Dir(opts.Path), 0o755); err != nil {
-				return nil, err
-			}
-			if err := atomicfile.Write(opts.Path, want, 0o644); err != nil {
+			if err := writePlugin(opts.Path, old != nil, want); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return res, initHome(ctx, opts, res)
+}
+
+// writePlugin writes the plugin file at path (through a link, which stays), refusing one
+// made read-only.
+func writePlugin(path string, exists bool, data []byte) error {
+	mode := fs.FileMode(0o644)
+	if exists {
+		if fi, err := os.Stat(path); err == nil {
+			if err := checkWritable(path, fi.Mode()); err != nil {
+				return err
+			}
+		}
+	}
+	target, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(target, data, mode)
 }
 
 // uninstallOpencode deletes the plugin file when it is reflect's.
