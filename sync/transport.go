@@ -84,15 +84,29 @@ func sshAddr(ep *transport.Endpoint) string {
 
 // scrub hides in err's text the credentials RedactURL hides in remote: a transport's error
 // quotes the URL it used, and net/url's redaction keeps a user (https://TOKEN@host is a user).
+// A password is a secret wherever it appears; a user name is hidden where it is a URL's user
+// (before its @), since a name like "git" or "u" also spells words of the message
+// ("git-upload-pack", "refused"), except one of a URL without a password that is long enough
+// to be a token.
 func scrub(err error, remote string) error {
 	u, perr := url.Parse(remote)
 	if perr != nil || u.User == nil || RedactURL(remote) == remote {
 		return err
 	}
 	msg := err.Error()
-	secrets := []string{u.User.String(), u.User.Username()}
+	raw := rawUserinfo(remote)
+	var users, secrets []string
+	users = append(users, raw, u.User.String(), u.User.Username())
 	if p, ok := u.User.Password(); ok {
 		secrets = append(secrets, p)
+		if _, rawPass, ok := strings.Cut(raw, ":"); ok {
+			secrets = append(secrets, rawPass)
+		}
+	} else if len(u.User.Username()) >= minTokenLen {
+		secrets = append(secrets, u.User.Username(), raw)
+	}
+	for _, s := range users {
+		msg = hideUserinfo(msg, s)
 	}
 	for _, s := range secrets {
 		if s != "" {
@@ -100,6 +114,56 @@ func scrub(err error, remote string) error {
 		}
 	}
 	return scrubbed{err, msg}
+}
+
+// minTokenLen is the length from which a URL's user without a password is taken for a token
+// (GitHub's are 40 characters and more, GitLab's 26) and hidden wherever it appears.
+const minTokenLen = 16
+
+// rawUserinfo is the userinfo of remote as written (percent-encoding kept), or "".
+func rawUserinfo(remote string) string {
+	_, rest, ok := strings.Cut(remote, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		return rest[:i]
+	}
+	return ""
+}
+
+// hideUserinfo replaces userinfo where msg has it as a URL's, right before an @ and not
+// inside a longer word.
+func hideUserinfo(msg, userinfo string) string {
+	if userinfo == "" {
+		return msg
+	}
+	needle := userinfo + "@"
+	var b strings.Builder
+	for {
+		i := strings.Index(msg, needle)
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		if i > 0 && wordByte(msg[i-1]) {
+			b.WriteString(msg[:i+len(needle)])
+		} else {
+			b.WriteString(msg[:i])
+			b.WriteString("xxxxx@")
+		}
+		msg = msg[i+len(needle):]
+	}
+}
+
+// wordByte says whether c may be part of a URL's user name: a match right after one is
+// the tail of a longer name, not the user.
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		strings.IndexByte("-._~%!$&'()*+,;=:", c) >= 0
 }
 
 // scrubbed is an error whose text had credentials taken out; errors.Is and As still see
