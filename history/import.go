@@ -76,6 +76,11 @@ type Report struct {
 	SkippedFiles []SkippedFile `json:"skipped_files"`
 	// SkippedLines counts, by reason, the lines of imported files that could not be used.
 	SkippedLines map[string]int `json:"skipped_lines"`
+	// FirstSkippedLine is where the first of them is (the first file read that had one),
+	// so that the user can look; nil when none was skipped.
+	FirstSkippedLine *LineRef `json:"first_skipped_line,omitempty"`
+	// SkippedLineFiles counts the imported files that had a line skipped.
+	SkippedLineFiles int `json:"skipped_line_files,omitempty"`
 	// Torn are files whose last line was still being written: read up to the line before,
 	// the rest is read by the next import.
 	Torn []string `json:"torn"`
@@ -93,6 +98,12 @@ type Folder struct {
 	Path    string `json:"path"`
 	Files   int    `json:"files"`
 	Missing bool   `json:"missing,omitempty"`
+}
+
+// LineRef is a line of a file, numbered from 1 among its non-blank lines.
+type LineRef struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
 }
 
 // SkippedFile is a transcript an import could not use.
@@ -588,6 +599,7 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 			fst.Lines, fst.Skipped = j.prev.Lines, j.prev.Skipped
 		}
 	}
+	readBefore := fst.Lines // the lines of the file before where this read started
 	fst.Lines += s.Lines
 	fst.Skipped += s.Skipped
 	if rd.headErr != nil {
@@ -601,6 +613,12 @@ func (a *Archive) importFile(st *state, j job, rd *fileRead, w *writer, rep *Rep
 	}
 	for k, n := range s.SkipReasons {
 		rep.SkippedLines[k] += n
+	}
+	if s.FirstSkip > 0 {
+		rep.SkippedLineFiles++
+		if rep.FirstSkippedLine == nil {
+			rep.FirstSkippedLine = &LineRef{j.path, readBefore + s.FirstSkip}
+		}
 	}
 	recs := rd.recs
 	if len(recs) == 0 && fst.Stream == "" {

@@ -35,6 +35,14 @@ func TestImportFixtures(t *testing.T) {
 	if len(rep.SkippedLines) != 1 || rep.SkippedLines["malformed json"] != 1 {
 		t.Errorf("skipped lines %v, want 1 malformed (in the truncated file)", rep.SkippedLines)
 	}
+	if want := (LineRef{truncated, 3}); rep.FirstSkippedLine == nil || *rep.FirstSkippedLine != want || rep.SkippedLineFiles != 1 {
+		t.Errorf("first skipped line %+v in %d files, want %+v in 1", rep.FirstSkippedLine, rep.SkippedLineFiles, want)
+	}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	if want := "skipped 1 unusable line of the files read: malformed json ×1; the first at " + truncated + " line 3\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("the report does not say where:\n%s\nwant the line %q", out.String(), want)
+	}
 	if !slices.Equal(rep.Torn, []string{truncated}) {
 		t.Errorf("torn %v, want the truncated file", rep.Torn)
 	}
@@ -166,6 +174,14 @@ func TestImportAppended(t *testing.T) {
 	want, _ := os.ReadFile(whole.storePath(stream))
 	if !bytes.Equal(got, want) {
 		t.Errorf("two imports stored\n%s\none stored\n%s", got, want)
+	}
+
+	// a bad line appended later is named by its line in the file, not in what this read saw
+	n := len(bytes.Split(bytes.TrimSpace(data), []byte("\n")))
+	write(t, path, append(append([]byte(nil), data...), "{not json\n"...))
+	rep = mustImport(t, a, o)
+	if f := rep.FirstSkippedLine; f == nil || *f != (LineRef{path, n + 1}) {
+		t.Errorf("first skipped line of the grown file %+v, want %s line %d", f, path, n+1)
 	}
 }
 

@@ -187,7 +187,14 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 	}
 	if n := total(r.SkippedLines); n > 0 {
-		fmt.Fprintf(w, "skipped %s of the files read: %s\n", plural(n, "unusable line"), reasons(r.SkippedLines))
+		where := ""
+		if f := r.FirstSkippedLine; f != nil {
+			where = fmt.Sprintf("; the first at %s line %d", f.Path, f.Line)
+			if r.SkippedLineFiles > 1 {
+				where += fmt.Sprintf(" (in %s)", plural(r.SkippedLineFiles, "file"))
+			}
+		}
+		fmt.Fprintf(w, "skipped %s of the files read: %s%s\n", plural(n, "unusable line"), reasons(r.SkippedLines), where)
 	}
 	for _, p := range r.Torn {
 		fmt.Fprintf(w, "still being written, read up to its last complete line: %s\n", p)
