@@ -72,6 +72,9 @@ func (e *event) onPrompt(ctx context.Context) error {
 		return nil
 	}
 	if note, ok := correction.Remember(prompt); ok {
+		if again, err := e.rememberedAgain(ctx, correction.Title(note), note); again || err != nil {
+			return err
+		}
 		l := e.newLearning(correction.Title(note), learnings.KindRule, learnings.ConfidenceMedium)
 		l.Body = note + "\n\n" + e.said() + "\n"
 		return e.commitLearning(ctx, l, "remember")
