@@ -23,8 +23,10 @@ func normalText(s string) string {
 }
 
 // MaxTitleScan bounds the learnings of a folder FindByTitle reads, newest first: it answers
-// inside a hook, and a lesson written again is most often a recent one.
-const MaxTitleScan = 2000
+// inside a hook, and a lesson written again is most often a recent one. Reading 2,000 took
+// 11.5 ms from a pack and 70–95 ms as loose objects (a 3,000-learning project, warm cache);
+// 500 keep the loose case near 20 ms.
+const MaxTitleScan = 500
 
 // FindByTitle returns the current learnings of project, then the global ones, whose title is
 // title, newest first within each. It reads no search index: it reads the files of the two
