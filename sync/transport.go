@@ -96,7 +96,8 @@ func scrub(err error, remote string) error {
 	msg := err.Error()
 	raw := rawUserinfo(remote)
 	var users, secrets []string
-	users = append(users, raw, u.User.String(), u.User.Username())
+	// net/url's Redacted form, which net/http's errors quote, keeps the user: u:***@host
+	users = append(users, raw, u.User.String(), u.User.Username()+":***", u.User.Username())
 	if p, ok := u.User.Password(); ok {
 		secrets = append(secrets, p)
 		if _, rawPass, ok := strings.Cut(raw, ":"); ok {
