@@ -160,6 +160,8 @@ func TestLinearTime(t *testing.T) {
 		"discord webhooks": "discord.com/api/webhooks/123456789012345678/",
 		"infixes":          "aaaaaaaaaaaaaa.atlasv1.1Q~",
 		"vault login":      "vault login ",
+		"glued values":     "=whsec_000000010011111A_",
+		"glued markers":    "=[REDACTED:x]a",
 	}
 	for name, unit := range shapes {
 		gen := func(size int) string {

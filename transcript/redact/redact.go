@@ -128,14 +128,39 @@ func (sc *scanner) matches() []Match {
 		return cmp.Compare(a.prio, b.prio)
 	})
 	out := make([]Match, 0, len(sc.found))
+	vFrom, vEnd := -1, -1 // the last value scanned: a scan from inside it ends where it did
 	for _, f := range sc.found {
-		if n := len(out); n > 0 && f.Start < out[n-1].End {
-			out[n-1].End = max(out[n-1].End, f.End)
+		m := f.Match
+		if m.Start > 0 && (sc.s[m.Start-1] == '=' || sc.s[m.Start-1] == ':') && m.End < len(sc.s) && isWordByte(sc.s[m.End]) {
+			// a value's match with text glued to its end takes the rest of the value, as
+			// gluedMarkers reads its marker when redacted again: else the second pass would
+			// change what the first wrote. (Without the memo, 20,000 such matches in one
+			// value took 21 s for 480 KB, against 10 ms.)
+			if m.End < vFrom || m.End > vEnd {
+				vFrom, vEnd = m.End, valueEnd(sc.s, m.End)
+			}
+			m.End = max(m.End, vEnd)
+		}
+		if n := len(out); n > 0 && m.Start < out[n-1].End {
+			out[n-1].End = max(out[n-1].End, m.End)
 			continue
 		}
-		out = append(out, f.Match)
+		out = append(out, m)
 	}
 	return out
+}
+
+// valueEnd is where the value that goes on at from ends: at a blank, a quote, a delimiter or
+// '@', a full stop that ends a sentence left out.
+func valueEnd(s string, from int) int {
+	g := from
+	for g < len(s) && !isSpaceByte(s[g]) && strings.IndexByte("\"'`,;&|<>(){}[]\\@", s[g]) < 0 {
+		g++
+	}
+	for g > from && s[g-1] == '.' {
+		g--
+	}
+	return g
 }
 
 // runMemo remembers the last run computed for a byte class: s[from:to] is
@@ -198,13 +223,7 @@ func (sc *scanner) gluedMarkers(s string) {
 		next := k + 1
 		if e < len(s) && s[e] == ']' && e+1 < len(s) && isWordByte(s[e+1]) && k > 0 && (s[k-1] == '=' || s[k-1] == ':') {
 			kind := s[k+len(markerPrefix) : e]
-			g := e + 1
-			for g < len(s) && !isSpaceByte(s[g]) && strings.IndexByte("\"'`,;&|<>(){}[]\\@", s[g]) < 0 {
-				g++
-			}
-			for g > e+1 && s[g-1] == '.' {
-				g-- // a full stop that ends a sentence
-			}
+			g := valueEnd(s, e+1)
 			if g > e+1 && kind != "" {
 				sc.add(kind, k, g, prioAssign)
 			}
