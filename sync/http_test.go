@@ -47,7 +47,7 @@ func TestSmartHTTPRemote(t *testing.T) {
 
 	// without credentials: a clear error, nothing left behind
 	dir := filepath.Join(t.TempDir(), "mem")
-	_, _, err := Clone(ctx, dir, remote)
+	_, _, err := Clone(ctx, dir, remote, Options{})
 	if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "REFLECT_GIT_TOKEN") {
 		t.Fatalf("no token: %v", err)
 	}

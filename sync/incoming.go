@@ -244,8 +244,9 @@ func stays(p string, theirs []gitstore.Change) bool {
 
 // sharedSettings checks the reflect.toml the remote brings: a file this reflect rejects is
 // not taken (the local copy is kept, and the sync says why), and the local keys it holds are
-// named (they are ignored wherever it is read).
-func sharedSettings(r *gitstore.Repo, theirs []gitstore.Change) (keep bool, notes []string, err error) {
+// named (they are ignored wherever it is read). A clone that follows its remote (follow) takes
+// the file as it is and leaves it unused: its keys hold their defaults.
+func sharedSettings(r *gitstore.Repo, theirs []gitstore.Change, follow bool) (keep bool, notes []string, err error) {
 	for _, c := range theirs {
 		if c.Path != config.FileName || c.To.IsZero() {
 			continue
@@ -258,7 +259,10 @@ func sharedSettings(r *gitstore.Repo, theirs []gitstore.Change) (keep bool, note
 		for _, w := range warnings {
 			notes = append(notes, fmt.Sprintf("the remote's %s sets %s, which is local to each machine: ignored here", config.FileName, w.Key))
 		}
-		if perr != nil {
+		if perr != nil && follow {
+			notes = append(notes, fmt.Sprintf("the remote's %s does not load (%v): not used here, its keys keep their defaults", config.FileName, perr))
+			return true, notes, nil
+		} else if perr != nil {
 			notes = append(notes, fmt.Sprintf("the remote's %s does not load (%v): kept this machine's copy", config.FileName, perr))
 			return true, notes, nil
 		}

@@ -69,7 +69,7 @@ func TestRemoteWithoutMain(t *testing.T) {
 
 			// joining it (reflect init --from) leaves nothing behind
 			dir := filepath.Join(t.TempDir(), "joined")
-			_, _, err = Clone(ctx, dir, remote)
+			_, _, err = Clone(ctx, dir, remote, Options{})
 			check(err)
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Error("the refused clone left a directory behind")
@@ -79,7 +79,7 @@ func TestRemoteWithoutMain(t *testing.T) {
 
 	t.Run("empty", func(t *testing.T) {
 		remote := bare(t)
-		_, res, err := Clone(ctx, filepath.Join(t.TempDir(), "joined"), remote)
+		_, res, err := Clone(ctx, filepath.Join(t.TempDir(), "joined"), remote, Options{})
 		if err != nil || res.Action != "first push" {
 			t.Fatalf("an empty remote: %+v, %v", res, err)
 		}

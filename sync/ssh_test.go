@@ -391,7 +391,7 @@ func TestSSHRemote(t *testing.T) {
 
 		// a clone with the wrong key leaves nothing behind
 		dir := filepath.Join(t.TempDir(), "mem")
-		if _, _, err := Clone(ctx, dir, remote); !errors.Is(err, ErrAuth) {
+		if _, _, err := Clone(ctx, dir, remote, Options{}); !errors.Is(err, ErrAuth) {
 			t.Errorf("clone with the wrong key: %v", err)
 		}
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {

@@ -308,7 +308,7 @@ func integrate(ctx context.Context, r *gitstore.Repo, g *gogit.Repository, local
 	if err := checkIncoming(r, theirs, local, trees[1], trees[2], remote, base); err != nil {
 		return nil, "", err
 	}
-	keepSettings, notes, err := sharedSettings(r, theirs)
+	keepSettings, notes, err := sharedSettings(r, theirs, follow)
 	if err != nil {
 		return nil, "", err
 	}
@@ -323,6 +323,12 @@ func integrate(ctx context.Context, r *gitstore.Repo, g *gogit.Repository, local
 		return nil, "", fmt.Errorf("record where the incoming learnings come from: %w", err)
 	}
 	switch {
+	case follow:
+		// a clone that only reads (a team memory) never commits: a commit of this machine's
+		// on its main would be this user's, and a merge of theirs would read as a review. A
+		// reflect.toml that does not load is taken as it is and not used (its keys keep their
+		// defaults; a team's settings choose nothing here anyway).
+		return fastForward(ctx, r, local, remote)
 	case base == local && local.IsZero():
 		in, action, err = fastForward(ctx, r, local, remote)
 		if err == nil && keepSettings { // nothing of this machine's to keep: start from the defaults
@@ -508,8 +514,10 @@ var httpStatus = lazyregexp.New(`\b(status|code|HTTP/[0-9.]+)[: ]+(401|403)\b|\b
 func short(h plumbing.Hash) string { return h.String()[:7] }
 
 // Clone makes dir a new knowledge repository holding the memory at url (`reflect init
-// --from`). When the remote is empty, dir starts a fresh memory and pushes it there.
-func Clone(ctx context.Context, dir, url string) (*gitstore.Repo, *Result, error) {
+// --from`). When the remote is empty, dir starts a fresh memory and pushes it there. Only
+// o.Follow is read: a clone that will only follow its remote (a team memory) takes what it
+// fetched as it is, with no commit of this machine's on top.
+func Clone(ctx context.Context, dir, url string, o Options) (*gitstore.Repo, *Result, error) {
 	if r, err := gitstore.Open(dir); err == nil {
 		return nil, nil, fmt.Errorf("%s is already a knowledge repository (%s); use reflect remote set and reflect sync", dir, r.Root())
 	}
@@ -518,7 +526,7 @@ func Clone(ctx context.Context, dir, url string) (*gitstore.Repo, *Result, error
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := Sync(ctx, r, Options{})
+	res, err := Sync(ctx, r, Options{Follow: o.Follow})
 	if err != nil {
 		if os.IsNotExist(statErr) { // nothing came: leave no half-made repository behind
 			os.RemoveAll(dir)
@@ -533,7 +541,7 @@ func Clone(ctx context.Context, dir, url string) (*gitstore.Repo, *Result, error
 		if r, _, err = gitstore.Init(ctx, dir, gitstore.InitOptions{Remote: url}); err != nil {
 			return nil, res, err
 		}
-		if res, err = Sync(ctx, r, Options{}); err != nil {
+		if res, err = Sync(ctx, r, Options{Follow: o.Follow}); err != nil {
 			return r, res, err
 		}
 	}

@@ -115,7 +115,7 @@ func laptops(t testing.TB, remote string, n int) []*laptop {
 	var out []*laptop
 	for i := 0; i < n; i++ {
 		l := &laptop{t: t, name: fmt.Sprintf("laptop-%c", 'a'+i), dir: filepath.Join(t.TempDir(), "mem")}
-		if _, _, err := Clone(context.Background(), l.dir, remote); err != nil {
+		if _, _, err := Clone(context.Background(), l.dir, remote, Options{}); err != nil {
 			t.Fatalf("clone %d: %v", i, err)
 		}
 		out = append(out, l)

@@ -168,7 +168,7 @@ func Add(ctx context.Context, personal *gitstore.Repo, name, url string) (*Team,
 	if err := os.MkdirAll(Root(personal), 0o755); err != nil {
 		return nil, nil, err
 	}
-	r, res, err := memsync.Clone(ctx, dir, url)
+	r, res, err := memsync.Clone(ctx, dir, url, memsync.Options{Follow: true})
 	if err != nil {
 		if r == nil {
 			os.RemoveAll(dir)

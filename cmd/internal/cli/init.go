@@ -26,7 +26,7 @@ func (a *App) initCmd() *cobra.Command {
 				if remote != "" {
 					return FlagErrorf("--from and --remote cannot be used together (--from sets the remote)")
 				}
-				r, res, err := memsync.Clone(cmd.Context(), home, from)
+				r, res, err := memsync.Clone(cmd.Context(), home, from, memsync.Options{})
 				if err != nil {
 					return err
 				}

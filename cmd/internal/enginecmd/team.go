@@ -55,6 +55,7 @@ learning and bring its index up to date. SessionStart runs this in the backgroun
 				Team   string   `json:"team"`
 				Action string   `json:"action,omitempty"`
 				In     []string `json:"in"`
+				Notes  []string `json:"notes,omitempty"` // what was not taken as the remote has it
 				Error  string   `json:"error,omitempty"`
 			}
 			var rows []row
@@ -71,7 +72,7 @@ learning and bring its index up to date. SessionStart runs this in the backgroun
 						fmt.Fprintf(a.Stderr, "reflect: team %s: %s\n", n, printable.String(err.Error()))
 					}
 				} else {
-					rw.Action = res.Action
+					rw.Action, rw.Notes = res.Action, res.Notes
 					if res.In != nil {
 						rw.In = res.In
 					}
@@ -92,6 +93,9 @@ learning and bring its index up to date. SessionStart runs this in the backgroun
 				for _, rw := range rows {
 					if rw.Error == "" {
 						a.Printf("team %s: %s, %d files in\n", rw.Team, rw.Action, len(rw.In))
+					}
+					for _, n := range rw.Notes {
+						fmt.Fprintf(a.Stderr, "reflect: team %s: %s\n", rw.Team, printable.String(n))
 					}
 				}
 			}
