@@ -83,3 +83,32 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// A merge made in the team clone's folder (by hand: reflect never commits there) is no
+// review: the remote's main does not hold it.
+func TestLocalMergeReviewsNothing(t *testing.T) {
+	p, _, m := setup(t)
+	id, path, text := learningFile(t, "On a branch of Mallory's", "")
+	m.Git("", "branch", "side", "main")
+	m.Branch = "side"
+	m.Put("100644", path, text)
+	m.Push("promote " + id)
+	tr, err := Open(p, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	gitOut(t, tr.Root(), "fetch", "-q", "origin", "side")
+	gitOut(t, tr.Root(), "-c", "user.name=Me", "-c", "user.email=me@example.org", "merge", "-q", "--no-ff", "-m", "Merge branch 'side'", "FETCH_HEAD")
+	tr2, err := Open(p, "acme") // the merge's objects are seen by a fresh open
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr2.Close()
+	if _, err := Refresh(tr2, 0); err != nil {
+		t.Fatal(err)
+	}
+	if rv, ok := Of(tr2, id); !ok || rv.Reviewed {
+		t.Errorf("a merge in the clone reviewed %s: %+v (found %v)", id, rv, ok)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,11 +25,13 @@ type Review struct {
 	Path   string `json:"path"`
 	Blob   string `json:"blob"`
 	Commit string `json:"commit"` // the commit on main's first-parent line that brought it
-	// Author is who promoted it: the file's promoted_by, else the author of the commit
-	// that brought it (of the merged branch's tip, for a merge).
+	// Author is who promoted it, read from git: the author of the commit that first brought
+	// it to main (of the side commit that added it, for a merge). The file's promoted_by,
+	// which whoever pushes it writes, is not read.
 	Author string `json:"author,omitempty"`
-	// Reviewed: it reached main through a merge commit, or through a commit that someone
-	// other than Author made or committed (a squash or rebase merge, a teammate's edit).
+	// Reviewed: it reached main through a merge commit whose author wrote none of this
+	// version, or through a commit that someone other than its author committed (a squash
+	// or rebase merge). See reviewer.review.
 	Reviewed bool   `json:"reviewed"`
 	By       string `json:"by,omitempty"`     // who merged or committed it
 	PR       string `json:"pr,omitempty"`     // "#42" (GitHub) or "!42" (GitLab), read from the commit message
@@ -41,7 +44,9 @@ type Review struct {
 
 const (
 	reviewDir = "team/reviews"
-	tipFile   = "team/reviews/tip"
+	// tipFile names the cache's format: reviews computed by an older rule are computed again
+	// (the tip of the old format is not read).
+	tipFile = "team/reviews/tip.v2"
 	// reviewLimit bounds the first-parent walk of a full recompute. Commits further back
 	// leave their learnings unplaced, which reads as not reviewed: held back, never
 	// injected on a guess.
@@ -236,6 +241,7 @@ func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
 		// a recompute reads every learning: a command's work (team sync), never a hook's
 		return res, nil
 	}
+	rw := &reviewer{r: r, s: s, merges: map[plumbing.Hash]*merged{}, local: notOnRemote(r, s, line)}
 	changed := map[string]*Review{} // id → new review; nil: gone from main
 	for i := len(line) - 1; i >= 0; i-- {
 		c := line[i]
@@ -264,7 +270,7 @@ func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
 					prev = &old
 				}
 			}
-			rv := review(r, s, c, ch, prev)
+			rv := rw.review(c, ch, prev)
 			changed[id] = &rv
 		}
 	}
@@ -300,6 +306,32 @@ func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
 		return nil, err
 	}
 	return res, r.WriteVolatileState(tipFile, []byte(head.String()+"\n"))
+}
+
+// notOnRemote finds the commits of line (main's first-parent line, newest first) that the
+// remote's main, as last fetched, does not hold. A team sync leaves HEAD at the remote's main,
+// so there are none unless someone committed in the clone's folder; such a commit, a merge
+// of this user's above all, is no one's review.
+func notOnRemote(r *gitstore.Repo, s *filesystem.Storage, line []*object.Commit) map[plumbing.Hash]bool {
+	tracking, err := r.Ref("refs/remotes/origin/main")
+	if err != nil || tracking.IsZero() {
+		return nil
+	}
+	tc, err := object.GetCommit(s, tracking)
+	if err != nil {
+		return nil
+	}
+	local := map[plumbing.Hash]bool{}
+	for _, c := range line {
+		if c.Hash == tracking {
+			break
+		}
+		if ok, err := c.IsAncestor(tc); err == nil && ok {
+			break
+		}
+		local[c.Hash] = true
+	}
+	return local
 }
 
 const supersedesFile = reviewDir + "/supersedes.json"
@@ -345,37 +377,69 @@ var (
 	emailIn     = lazyregexp.New(`<([^<>\s]{1,200})>`)
 )
 
+// reviewer decides the reviews of one Refresh: it reads each merge's side once.
+type reviewer struct {
+	r      *gitstore.Repo
+	s      *filesystem.Storage
+	merges map[plumbing.Hash]*merged
+	// local are the commits on the line the remote's main does not hold (a team clone never
+	// commits, but a person may in its folder): they review nothing.
+	local map[plumbing.Hash]bool
+}
+
 // review decides how the change ch, on main's first-parent line in commit c, got there.
-// prev is the review of the learning's earlier version on main, if any: who wrote a
-// learning without a promoted_by is who first brought it, not whoever edited it since.
-func review(r *gitstore.Repo, s *filesystem.Storage, c *object.Commit, ch gitstore.Change, prev *Review) Review {
+// prev is the review of the learning's earlier version on main, if any: who promoted a
+// learning is who first brought it, not whoever edited it since. Who wrote and who reviewed
+// are read from git alone; the file's promoted_by, which whoever pushes it writes, decides
+// nothing.
+//
+// A merge reviews the change when its author wrote none of it: not on the side commits that
+// added or changed the file, nor in the merge itself. A merge reflect's sync made
+// (gitstore.SyncMergeSubject) reviews nothing: no one read what it brought in. A plain commit
+// reviews the change when someone other than its author committed it (a squash or rebase
+// merge of a pull request, a cherry-pick by a reviewer): a learning pushed straight to main
+// by the one who wrote it, new or an edit of someone else's, is not reviewed.
+func (rw *reviewer) review(c *object.Commit, ch gitstore.Change, prev *Review) Review {
 	rv := Review{Path: ch.Path, Blob: ch.To.String(), Commit: c.Hash.String()}
-	blob, _ := r.ReadBlob(ch.To)
+	blob, _ := rw.r.ReadBlob(ch.To)
 	if l, err := learnings.Parse(ch.Path, blob); err == nil {
 		rv.Supersedes = l.Supersedes
 		rv.Current = l.Status == learnings.StatusCurrent
 	}
-	rv.Author = PromotedBy(blob)
-	if rv.Author == "" && prev != nil {
+	if prev != nil {
 		rv.Author = prev.Author
 	}
+	author := strings.ToLower(c.Author.Email)
 	if len(c.ParentHashes) >= 2 {
-		if rv.Author == "" {
-			if side, err := object.GetCommit(s, c.ParentHashes[1]); err == nil {
-				rv.Author = strings.ToLower(side.Author.Email)
-			}
+		m := rw.merges[c.Hash]
+		if m == nil {
+			m = mergedBy(rw.r, rw.s, c)
+			rw.merges[c.Hash] = m
 		}
-		rv.Reviewed, rv.By = true, strings.ToLower(c.Author.Email)
+		writers := m.writers[ch.Path]
+		if rv.Author == "" {
+			rv.Author = m.adder[ch.Path]
+		}
+		if rv.Author == "" && len(writers) > 0 {
+			rv.Author = writers[0]
+		}
+		if rv.Author == "" {
+			rv.Author = author
+		}
+		if m.ok && len(writers) > 0 && author != "" && !slices.Contains(writers, author) &&
+			!strings.HasPrefix(c.Message, gitstore.SyncMergeSubject) {
+			rv.Reviewed, rv.By = true, author
+		}
 	} else {
 		if rv.Author == "" {
-			rv.Author = strings.ToLower(c.Author.Email)
+			rv.Author = author
 		}
-		for _, who := range []string{c.Committer.Email, c.Author.Email} {
-			if who = strings.ToLower(who); who != "" && who != rv.Author {
-				rv.Reviewed, rv.By = true, who
-				break
-			}
+		if who := strings.ToLower(c.Committer.Email); who != "" && who != author {
+			rv.Reviewed, rv.By = true, who
 		}
+	}
+	if rw.local[c.Hash] {
+		rv.Reviewed, rv.By = false, ""
 	}
 	msg := c.Message
 	if m := prNumber.FindStringSubmatch(msg); m != nil {
@@ -389,7 +453,9 @@ func review(r *gitstore.Repo, s *filesystem.Storage, c *object.Commit, ch gitsto
 	return rv
 }
 
-// PromotedBy is the e-mail in a learning file's promoted_by field (lower case), or "".
+// PromotedBy is the e-mail in a learning file's promoted_by field (lower case), or "". It is
+// what the file claims, written by whoever pushed it: a label, never who promoted or reviewed
+// it (review reads those from git).
 func PromotedBy(file []byte) string {
 	front := file
 	if i := strings.Index(string(file), "\n---"); i > 0 {

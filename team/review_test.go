@@ -71,22 +71,56 @@ func TestReviewedFromHistory(t *testing.T) {
 	side := m.Commit("Ann", "ann@example.org", "promote "+merged, m.Tip())
 	m.PushCommit(m.Commit("Carol", "carol@example.org", "Merge pull request #42 from acme/reflect/promote/"+merged, m.Tip(), side))
 
-	// Ann merges her own branch: a merge commit still means it went through review
+	// Ann merges her own branch (git merge --no-ff, pushed to main): no one else read it
 	self, path, text := learningFile(t, "Merged by its own promoter", "Ann <ann@example.org>")
 	m.Put("100644", path, text)
 	side = m.Commit("Ann", "ann@example.org", "promote "+self, m.Tip())
 	m.PushCommit(m.Commit("Ann", "ann@example.org", "Merge branch 'reflect/promote/"+self+"'", m.Tip(), side))
+
+	// Mallory writes Carol's name into promoted_by and pushes straight to main: the file's
+	// claim decides nothing, the commit is hers alone
+	forged, path, text := learningFile(t, "Promoted by Carol, says the file", "Carol <carol@example.org>")
+	m.Put("100644", path, text)
+	m.Push("add a learning")
+
+	// and the same through a merge of her own branch
+	forgedMerge, path, text := learningFile(t, "Merged for Carol, says the file", "Carol <carol@example.org>")
+	m.Put("100644", path, text)
+	side = m.Commit("Mallory", "mallory@example.org", "promote "+forgedMerge, m.Tip())
+	m.PushCommit(m.Commit("Mallory", "mallory@example.org", "Merge branch 'side'", m.Tip(), side))
+
+	// Ann promotes, Carol adds a commit to the branch and merges it: Carol reviewed her own
+	// words; Dave merging the same would have reviewed both
+	amended, path, text := learningFile(t, "Amended on the branch by its merger", "Ann <ann@example.org>")
+	m.Put("100644", path, text)
+	side = m.Commit("Ann", "ann@example.org", "promote "+amended, m.Tip())
+	m.Put("100644", path, strings.Replace(text, "Amended on the branch", "Amended on the branch, reworded", 1))
+	side = m.Commit("Carol", "carol@example.org", "reword", side)
+	m.PushCommit(m.Commit("Carol", "carol@example.org", "Merge pull request #7 from acme/reflect/promote/"+amended, m.Tip(), side))
+
+	// Ann promotes, Carol merges and changes the text in the merge itself
+	inMerge, path, text := learningFile(t, "Changed in the merge", "Ann <ann@example.org>")
+	m.Put("100644", path, text)
+	side = m.Commit("Ann", "ann@example.org", "promote "+inMerge, m.Tip())
+	m.Put("100644", path, strings.Replace(text, "Changed in the merge", "Changed in the merge by its merger", 1))
+	m.PushCommit(m.Commit("Carol", "carol@example.org", "Merge pull request #8 from acme/reflect/promote/"+inMerge, m.Tip(), side))
+
+	// a laptop's sync merge pushed to the team's main reviews nothing it brings in
+	synced, path, text := learningFile(t, "Brought in by a sync merge", "")
+	m.Put("100644", path, text)
+	side = m.Commit("Ann", "ann@example.org", "promote "+synced, m.Tip())
+	m.PushCommit(m.Commit("Carol", "carol@example.org", gitstore.SyncMergeSubject+"1 changes from the remote (abc1234)", m.Tip(), side))
 
 	// Dan promotes and pushes his own learning straight to main: not reviewed
 	own, path, text := learningFile(t, "Pushed by its own promoter", "Dan <dan@example.org>")
 	m.Put("100644", path, text)
 	m.PushCommit(m.Commit("Dan", "DAN@example.org", "promote "+own, m.Tip()))
 
-	// Dan's promotion, squashed onto main by Erin (GitHub's squash merge: one commit, the
-	// reviewer's): reviewed
+	// Dan's promotion, squashed onto main by Erin (a squash merge: one commit, Dan's,
+	// committed by the reviewer): reviewed
 	squashed, path, text := learningFile(t, "Squashed by a reviewer", "Dan <dan@example.org>")
 	m.Put("100644", path, text)
-	m.PushCommit(m.Commit("Erin", "erin@example.org", "Squashed by a reviewer (#9)", m.Tip()))
+	m.PushCommit(m.CommitBy("Dan <dan@example.org>", "Erin <erin@example.org>", "Squashed by a reviewer (#9)", m.Tip()))
 
 	if _, err := Pull(ctx, p, "acme"); err != nil {
 		t.Fatal(err)
@@ -103,7 +137,12 @@ func TestReviewedFromHistory(t *testing.T) {
 	}{
 		{"pushed to main by a teammate", direct, false, "mallory@example.org", "", "", ""},
 		{"merged through a pull request", merged, true, "ann@example.org", "carol@example.org", "#42", "reflect/promote/" + merged},
-		{"merged by its promoter", self, true, "ann@example.org", "ann@example.org", "", "reflect/promote/" + self},
+		{"merged by its promoter", self, false, "ann@example.org", "", "", "reflect/promote/" + self},
+		{"promoted_by forged on a direct push", forged, false, "mallory@example.org", "", "", ""},
+		{"promoted_by forged on a self-merge", forgedMerge, false, "mallory@example.org", "", "", "side"},
+		{"amended on the branch by its merger", amended, false, "ann@example.org", "", "#7", "reflect/promote/" + amended},
+		{"changed in the merge", inMerge, false, "ann@example.org", "", "#8", "reflect/promote/" + inMerge},
+		{"brought in by a sync merge", synced, false, "ann@example.org", "", "", ""},
 		{"pushed by its promoter", own, false, "dan@example.org", "", "", ""},
 		{"squashed by a reviewer", squashed, true, "dan@example.org", "erin@example.org", "#9", ""},
 	}
@@ -122,8 +161,9 @@ func TestReviewedFromHistory(t *testing.T) {
 	}
 	check(t, tr)
 
-	// Carol edits the direct push on main: someone other than its author has now looked at
-	// it. The cache catches up from where it was, reading only the new commit.
+	// Carol edits the direct push on main herself: her words, read by no one else. Then a
+	// rewording of hers that Dave applies (a cherry-pick): reviewed by Dave. The cache
+	// catches up from where it was, reading only the new commits.
 	m.Put("100644", directPath, strings.Replace(directText, "Direct push to main", "Direct push to main, edited by Carol", 1))
 	m.PushCommit(m.Commit("Carol", "carol@example.org", "fix wording", m.Tip()))
 	if _, err := Pull(ctx, p, "acme"); err != nil {
@@ -131,10 +171,21 @@ func TestReviewedFromHistory(t *testing.T) {
 	}
 	tr2, _ := Open(p, "acme")
 	defer tr2.Close()
-	if rv, _ := Of(tr2, direct); !rv.Reviewed || rv.By != "carol@example.org" {
-		t.Errorf("after Carol's edit: %+v", rv)
+	if rv, _ := Of(tr2, direct); rv.Reviewed || rv.Author != "mallory@example.org" {
+		t.Errorf("after Carol's own edit: %+v", rv)
 	}
-	tests[0].reviewed, tests[0].by = true, "carol@example.org"
+	m.Put("100644", directPath, strings.Replace(directText, "Direct push to main", "Direct push to main, reworded by Carol", 1))
+	m.PushCommit(m.CommitBy("Carol <carol@example.org>", "Dave <dave@example.org>", "fix wording again", m.Tip()))
+	if _, err := Pull(ctx, p, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	tr2.Close()
+	tr2, _ = Open(p, "acme")
+	defer tr2.Close()
+	if rv, _ := Of(tr2, direct); !rv.Reviewed || rv.By != "dave@example.org" || rv.Author != "mallory@example.org" {
+		t.Errorf("after Dave applied Carol's edit: %+v", rv)
+	}
+	tests[0].reviewed, tests[0].by = true, "dave@example.org"
 	if res, err := Refresh(tr2, 0); err != nil || res.Commits != 0 {
 		t.Errorf("a second refresh read %+v, %v; want nothing", res, err)
 	}

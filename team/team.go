@@ -2,8 +2,8 @@
 // (the personal repository's .git/reflect/teams/NAME, never its work tree), adding,
 // listing, renaming and removing them (adding and syncing, which build a team's search index, are
 // package teamindex's), which of their learnings a person reviewed
-// (read from the team's git history: a merge, or a commit by someone other than the
-// learning's promoter), and promoting a personal learning to a team through a branch that
+// (read from the team's git history: a merge by someone who wrote none of it, or a commit
+// that someone other than its author committed), and promoting a personal learning to a team through a branch that
 // a pull request merges. A team memory is written by others, so nothing in it chooses a
 // program, path or endpoint here: its settings load under the same trust boundary as a
 // synced personal memory, and promotions push only to the URL the user gave `team add`.

@@ -171,10 +171,25 @@ func addTeamOnly(t *testing.T, f *fixture) (direct, merged string) {
 		t.Fatal(err)
 	}
 	testenv.Git(t, dir, "add", m.RelPath())
-	testenv.Git(t, dir, "-c", "user.name=Ann", "-c", "user.email=ann@example.com", "commit", "-q", "-m", "promote: numbat")
+	gitAs(t, dir, "Ann", "ann@example.com", "commit", "-q", "-m", "promote: numbat")
 	testenv.Git(t, dir, "checkout", "-q", "main")
-	testenv.Git(t, dir, "-c", "user.name=Carol", "-c", "user.email=carol@example.com", "merge", "-q", "--no-ff", "-m", "Merge pull request #42 from acme/reflect/promote/"+m.ID, "reflect/promote/"+m.ID)
+	gitAs(t, dir, "Carol", "carol@example.com", "merge", "-q", "--no-ff", "-m", "Merge pull request #42 from acme/reflect/promote/"+m.ID, "reflect/promote/"+m.ID)
+	// on the remote's main, as a forge's merge leaves it: a commit only this clone holds
+	// reviews nothing
+	testenv.Git(t, dir, "push", "-q", "origin", "main")
 	return d.ID, m.ID
+}
+
+// gitAs runs git in dir as name <email>, author and committer.
+func gitAs(t *testing.T, dir, name, email string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email,
+		"GIT_COMMITTER_NAME="+name, "GIT_COMMITTER_EMAIL="+email, "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
 }
 
 // TestTeamOnlyLearnings: the learnings only a team memory holds are listed, marked with

@@ -96,6 +96,19 @@ func (m *Mallory) Put(mode, path, content string) {
 // Commit commits the staged tree on parents as name <email> and returns the commit.
 func (m *Mallory) Commit(name, email, msg string, parents ...string) string {
 	m.t.Helper()
+	return m.CommitBy(name+" <"+email+">", name+" <"+email+">", msg, parents...)
+}
+
+// CommitBy commits the staged tree on parents with author and committer ("Name <email>")
+// apart, as a squash or rebase merge, or a cherry-pick, writes them.
+func (m *Mallory) CommitBy(author, committer, msg string, parents ...string) string {
+	m.t.Helper()
+	split := func(who string) (string, string) {
+		name, email, _ := strings.Cut(who, " <")
+		return name, strings.TrimSuffix(email, ">")
+	}
+	name, email := split(author)
+	cname, cemail := split(committer)
 	if m.tree == "" {
 		m.tree = m.Git("", "rev-parse", m.Branch+"^{tree}")
 	}
@@ -104,7 +117,7 @@ func (m *Mallory) Commit(name, email, msg string, parents ...string) string {
 		args = append(args, "-p", p)
 	}
 	cmd := exec.Command("git", append([]string{"-C", m.Dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email, "GIT_COMMITTER_NAME="+name, "GIT_COMMITTER_EMAIL="+email)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email, "GIT_COMMITTER_NAME="+cname, "GIT_COMMITTER_EMAIL="+cemail)
 	out, err := cmd.Output()
 	if err != nil {
 		m.t.Fatalf("commit-tree: %v", err)
