@@ -63,7 +63,12 @@ func (e *SecretError) Error() string {
 var ErrNothing = errors.New("nothing to promote")
 
 // ScanSecrets runs the redactor over file with the strictest reading: any secret it would
-// replace, and any personal path or login it would write as ~ or <user>, is a finding.
+// replace, and any personal path or login it would write as ~ or <user>, is a finding. It
+// reads each line, then views of the whole file that put back together what a line break
+// splits: the file as it is (a detector that spans lines), and the file with its shell line
+// continuations joined (a backslash at a line's end and the newline; and again with the next
+// line's indentation), as a shell would run `token ghp_\` over two lines. line is the
+// file's line the finding starts on.
 func ScanSecrets(file []byte) (line int, kind, text string, found bool) {
 	lines := strings.Split(string(file), "\n")
 	for i, l := range lines {
@@ -74,7 +79,76 @@ func ScanSecrets(file []byte) (line int, kind, text string, found bool) {
 			return i + 1, "personal path or login", p, true
 		}
 	}
+	for _, v := range joinedViews(string(file)) {
+		if ms := redact.Find(v.text); len(ms) > 0 {
+			start := strings.LastIndexByte(v.text[:ms[0].Start], '\n') + 1
+			end := strings.IndexByte(v.text[ms[0].Start:], '\n')
+			if end < 0 || ms[0].Start+end < ms[0].End {
+				end = len(v.text)
+			} else {
+				end += ms[0].Start
+			}
+			return v.line[ms[0].Start], ms[0].Kind, oneLine(redact.String(v.text[start:end])), true
+		}
+		at := 0
+		for _, l := range strings.SplitAfter(v.text, "\n") {
+			if p := redact.Personal(l); p != l {
+				return v.line[at], "personal path or login", oneLine(p), true
+			}
+			at += len(l)
+		}
+	}
 	return 0, "", "", false
+}
+
+// joined is a view of a file with some line breaks taken out; line[i] is the file's line
+// (from 1) that byte i of text comes from.
+type joined struct {
+	text string
+	line []int
+}
+
+// joinedViews are the file whole, and with its backslash-newline continuations joined,
+// without and with the next line's leading blanks.
+func joinedViews(file string) []joined {
+	views := []joined{join(file, false, false)}
+	if strings.Contains(file, "\\\n") || strings.Contains(file, "\\\r\n") {
+		views = append(views, join(file, true, false), join(file, true, true))
+	}
+	return views
+}
+
+func join(file string, continuations, indent bool) joined {
+	var b strings.Builder
+	line := make([]int, 0, len(file))
+	n := 1
+	for i := 0; i < len(file); i++ {
+		if continuations && file[i] == '\\' {
+			j := i + 1
+			if j < len(file) && file[j] == '\r' {
+				j++
+			}
+			if j < len(file) && file[j] == '\n' {
+				n++
+				i = j
+				for indent && i+1 < len(file) && (file[i+1] == ' ' || file[i+1] == '\t') {
+					i++
+				}
+				continue
+			}
+		}
+		b.WriteByte(file[i])
+		line = append(line, n)
+		if file[i] == '\n' {
+			n++
+		}
+	}
+	return joined{b.String(), line}
+}
+
+// oneLine keeps a refusal's quote on one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ").Replace(s)
 }
 
 // withPromotedBy sets the frontmatter's promoted_by to who (replacing a value it had).
@@ -203,6 +277,23 @@ func Promote(ctx context.Context, personal *gitstore.Repo, o PromoteOptions) (*P
 		fmt.Fprintf(&b, "\nPromoted-by: %s\n", who)
 		msg = b.String()
 	}
+	// what gh is handed is scanned as the files were, before anything is pushed: it is built
+	// from their fields, and a secret must not reach the forge through it either
+	ls := make([]*learnings.Learning, len(promoted))
+	for i, it := range promoted {
+		ls[i] = it.l
+	}
+	title := "reflect: " + promoted[0].l.Title
+	if len(promoted) > 1 {
+		title = fmt.Sprintf("reflect: %d learnings for %s", len(promoted), promoted[0].l.Project)
+	}
+	title = redact.String(title)
+	body := ReviewBody(ls, who)
+	for _, part := range []struct{ name, text string }{{"the pull request's title", title}, {"the pull request's description", body}} {
+		if n, kind, text, found := ScanSecrets([]byte(part.text)); found {
+			return nil, &SecretError{ID: promoted[0].l.ID, Path: part.name, Line: n, Kind: kind, Text: text}
+		}
+	}
 	commit, err := putCommit(s, root, base, sig, redact.String(msg))
 	if err != nil {
 		return nil, gitstore.AsWriteError(tr.Root(), err)
@@ -215,15 +306,7 @@ func Promote(ctx context.Context, personal *gitstore.Repo, o PromoteOptions) (*P
 		return p, fmt.Errorf("push %s to team %s: %w", p.Branch, o.Team, err)
 	}
 	p.Compare = CompareURL(p.Remote, p.Branch)
-	ls := make([]*learnings.Learning, len(promoted))
-	for i, it := range promoted {
-		ls[i] = it.l
-	}
-	title := "reflect: " + promoted[0].l.Title
-	if len(promoted) > 1 {
-		title = fmt.Sprintf("reflect: %d learnings for %s", len(promoted), promoted[0].l.Project)
-	}
-	p.PR, p.GHNote = openPR(ctx, o.GH, tr.Root(), p.Remote, p.Branch, title, ReviewBody(ls, who))
+	p.PR, p.GHNote = openPR(ctx, o.GH, tr.Root(), p.Remote, p.Branch, title, body)
 	p.Remote = memsync.RedactURL(p.Remote)
 	return p, nil
 }

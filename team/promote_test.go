@@ -26,6 +26,13 @@ func TestScanSecrets(t *testing.T) {
 		{"token in the title", "---\ntitle: use ghp_0123456789abcdefghijABCDEFGHIJ012345\n---\n", 2, ""},
 		{"already redacted", "---\nid: x\n---\nthe key was [REDACTED:aws-access-key]\n", 0, ""},
 		{"the user's home", "---\nid: x\n---\nsee " + filepath.Join(home, "notes.txt") + "\n", 4, "personal path or login"},
+		// a shell line continuation splits the token over two lines; the shell joins them
+		{"token split by a continuation", "---\nid: x\n---\nfirst\ncurl -H \"Authorization: token ghp_\\\n0123456789abcdefghijABCDEFGHIJ012345\" https://api.github.com\n", 5, "github-token"},
+		{"token split by a continuation, CRLF", "---\r\nid: x\r\n---\r\ncurl -H \"Authorization: token ghp_\\\r\n0123456789abcdefghijABCDEFGHIJ012345\"\r\n", 4, "github-token"},
+		{"token split by an indented continuation", "---\nid: x\n---\n    curl -H \"Authorization: token ghp_\\\n        0123456789abcdefghijABCDEFGHIJ012345\"\n", 4, "github-token"},
+		// continuations that join no secret are no finding
+		{"a plain continuation", "---\nid: x\n---\nmake migrate \\\n  DB=dev \\\n  VERBOSE=1\n", 0, ""},
+		{"a backslash ending a line of prose", "---\nid: x\n---\nWindows paths end in \\\nand that is all.\n", 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,7 +40,7 @@ func TestScanSecrets(t *testing.T) {
 			if found != (tt.line > 0) || line != tt.line || tt.kind != "" && kind != tt.kind {
 				t.Fatalf("got line %d kind %q found %v; want line %d kind %q", line, kind, found, tt.line, tt.kind)
 			}
-			if found && (strings.Contains(text, "AKIAIOSFODNN7EXAMPLF") || strings.Contains(text, "ghp_0123")) {
+			if found && (strings.Contains(text, "AKIAIOSFODNN7EXAMPLF") || strings.Contains(text, "ghp_0123") || strings.Contains(text, "0123456789abcdefghijABCDEFGHIJ012345")) {
 				t.Errorf("the refusal shows the secret: %q", text)
 			}
 		})
