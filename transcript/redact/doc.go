@@ -20,6 +20,9 @@
 // misses of it.
 //
 // Decisions on ambiguous cases, each pinned by a test:
+//   - A secret a shell line continuation splits (`token ghp_\` and the rest on
+//     the next line) is found in the text with its continuations joined and
+//     replaced whole, the continuation with it (continuations_test.go).
 //   - AWS documentation keys (AKIAIOSFODNN7EXAMPLE) are redacted like real
 //     ones: they have the real shape, and telling them apart is not worth a
 //     miss.

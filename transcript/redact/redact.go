@@ -48,6 +48,67 @@ func Bytes(b []byte) []byte {
 // Find reports the secrets in s, in order and without overlaps, without
 // changing s. String replaces exactly these ranges.
 func Find(s string) []Match {
+	ms := find(s)
+	if strings.Contains(s, "\\\n") || strings.Contains(s, "\\\r\n") {
+		ms = continued(s, ms)
+	}
+	return ms
+}
+
+// continued adds to ms the secrets that a shell line continuation (a backslash ending a line)
+// splits: `token ghp_\` and the rest on the next line are one word to a shell, and to the
+// reader of a transcript who pastes it. The text with its continuations joined is read
+// again; a secret found there across a join is replaced whole, the continuation with it.
+// One found elsewhere is in ms already.
+func continued(s string, ms []Match) []Match {
+	var b strings.Builder
+	at := make([]int, 0, len(s)+1) // at[i]: where byte i of the joined text is in s
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && s[i+1] == '\n' {
+			i++
+			continue
+		}
+		if s[i] == '\\' && i+2 < len(s) && s[i+1] == '\r' && s[i+2] == '\n' {
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+		at = append(at, i)
+	}
+	at = append(at, len(s))
+	var add []Match
+	for _, m := range find(b.String()) {
+		start, end := at[m.Start], at[m.End-1]+1
+		if end-start == m.End-m.Start {
+			continue // no join inside: found in s as it is
+		}
+		// a half found on its own line (an assignment's value) gives way to the whole
+		inside, across := []int{}, false
+		for i, o := range ms {
+			if o.Start < end && start < o.End {
+				if o.Start < start || o.End > end {
+					across = true
+				}
+				inside = append(inside, i)
+			}
+		}
+		if across {
+			continue
+		}
+		for k := len(inside) - 1; k >= 0; k-- {
+			ms = slices.Delete(ms, inside[k], inside[k]+1)
+		}
+		add = append(add, Match{m.Kind, start, end})
+	}
+	if len(add) == 0 {
+		return ms
+	}
+	ms = append(ms, add...)
+	slices.SortFunc(ms, func(a, b Match) int { return cmp.Compare(a.Start, b.Start) })
+	return ms
+}
+
+func find(s string) []Match {
 	if s == "" {
 		return nil
 	}
