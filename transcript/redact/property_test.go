@@ -162,6 +162,9 @@ func TestLinearTime(t *testing.T) {
 		"vault login":      "vault login ",
 		"glued values":     "=whsec_000000010011111A_",
 		"glued markers":    "=[REDACTED:x]a",
+		"continuations":    "a\\\n",
+		"continued tokens": "token ghp_\\\n0123456789abcdefghijABCDEFGHIJ012345 ",
+		"continued halves": "API_TOKEN=q8ZrT5wLmN2xVb7\\\nK4pJ9sQ3dF6hG1 ",
 	}
 	for name, unit := range shapes {
 		gen := func(size int) string {
