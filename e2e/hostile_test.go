@@ -154,10 +154,14 @@ func surviveHostile(t *testing.T, hosts []string) {
 	close(jobs)
 	wg.Wait()
 	t.Logf("%d payloads, slowest hook %v", len(payloads), slowest)
+	// counted while the lock is held: the captures the hooks handed on (late-hooks) commit
+	// once it is released
+	got := run(t, environ, locked, "git", "rev-list", "--count", "HEAD")
 	fl.Unlock()
-	if got := run(t, environ, locked, "git", "rev-list", "--count", "HEAD"); got != lockedCommits {
+	if got != lockedCommits {
 		t.Fatalf("hooks committed through another writer's lock: %s commits, had %s", got, lockedCommits)
 	}
+	waitBackground(locked)
 	assertHealthy(t, environ, locked)
 	// the drains SessionStart started may still be writing: a work tree mid-write is not
 	// what the promise is about (it holds after every reflect command, not during one)
