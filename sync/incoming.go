@@ -139,6 +139,7 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 	if len(newPaths) == 0 {
 		return nil
 	}
+	gone := deletedBy(theirs)
 	// One walk of each tree (only when the remote added a path) serves both checks of what it
 	// added: checking each added path against its folder's entries was quadratic (20,000
 	// added against 20,000 took 7.5 s a tree).
@@ -153,14 +154,14 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 		for _, f := range files {
 			k := strings.ToLower(f.Path)
 			folded[k] = append(folded[k], f.Path)
-			if stays(f.Path, theirs) {
+			if !gone[f.Path] {
 				// its folders' ancestors are in already when it is (a few folders a file)
 				for d := path.Dir(f.Path); d != "." && dirs[strings.ToLower(d)] == ""; d = path.Dir(d) {
 					dirs[strings.ToLower(d)] = d
 				}
 			}
 			id, ok := learnings.IDFromPath(f.Path)
-			if p, dup := added[id]; ok && dup && p != f.Path && claimed == "" && stays(f.Path, theirs) {
+			if p, dup := added[id]; ok && dup && p != f.Path && claimed == "" && !gone[f.Path] {
 				claimed, claimer = f.Path, p
 			}
 		}
@@ -169,7 +170,7 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 		// would overwrite it there, and the memory would stop syncing on a dirty tree
 		for _, c := range newPaths {
 			for _, other := range folded[strings.ToLower(c.Path)] {
-				if other != c.Path && stays(other, theirs) && !inKeyOnly(c.Path, other) {
+				if other != c.Path && !gone[other] && !inKeyOnly(c.Path, other) {
 					return refuse(c, "the same file as %s on a disk that ignores case (macOS, Windows)", other)
 				}
 			}
@@ -180,7 +181,7 @@ func checkIncoming(r *gitstore.Repo, theirs []gitstore.Change, localHead, localT
 			}
 			for d := path.Dir(c.Path); d != "."; d = path.Dir(d) {
 				for _, other := range folded[strings.ToLower(d)] {
-					if stays(other, theirs) {
+					if !gone[other] {
 						return refuse(c, "in a folder named as the file %s on a disk that ignores case (macOS, Windows)", other)
 					}
 				}
@@ -232,14 +233,16 @@ func clash(r *gitstore.Repo, c gitstore.Change, localTree plumbing.Hash) error {
 	return nil
 }
 
-// stays reports whether a file is not deleted by the remote's changes.
-func stays(p string, theirs []gitstore.Change) bool {
+// deletedBy is the set of paths the remote's changes delete: a file outside it stays. (A
+// scan of the changes for each file was 1.4 s a tree for a first sync of 20,000 learnings.)
+func deletedBy(theirs []gitstore.Change) map[string]bool {
+	gone := map[string]bool{}
 	for _, c := range theirs {
-		if c.Path == p {
-			return !c.To.IsZero()
+		if c.To.IsZero() {
+			gone[c.Path] = true
 		}
 	}
-	return true
+	return gone
 }
 
 // sharedSettings checks the reflect.toml the remote brings: a file this reflect rejects is
