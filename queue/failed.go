@@ -58,19 +58,26 @@ func Retry(ctx context.Context, r *gitstore.Repo, id string, all bool, now time.
 		ids    map[string]bool
 	}
 	var groups []*group // this user's first, then each other author's as first met
-	index := map[Author]*group{}
+	type whose struct {
+		author Author
+		other  bool // the user's own entries are one group, whatever by says of their author
+	}
+	index := map[whose]*group{}
 	for _, it := range failed {
 		key, other := Author{}, false
 		if by != nil {
 			key, other = by(it.Entry.ID)
 		}
-		g := index[key]
+		if !other {
+			key = Author{}
+		}
+		g := index[whose{key, other}]
 		if g == nil {
 			g = &group{ids: map[string]bool{}}
 			if other {
 				g.author = &key
 			}
-			index[key] = g
+			index[whose{key, other}] = g
 			if other {
 				groups = append(groups, g)
 			} else {

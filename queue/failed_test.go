@@ -20,7 +20,7 @@ func TestRetryKeepsWhoCaptured(t *testing.T) {
 	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	authors := map[string]Author{}
 	var ids []string
-	for i, who := range []string{"", "", "Mallory <mallory@example.org>", "Eve <eve@example.org>", "Mallory <mallory@example.org>"} {
+	for i, who := range []string{"", "unknown <(unknown)>", "Mallory <mallory@example.org>", "Eve <eve@example.org>", "Mallory <mallory@example.org>"} {
 		e := &Entry{ID: NewID(now.Add(time.Duration(i) * time.Minute)), Harness: "claude-code", Session: "s" + string(rune('a'+i)),
 			Trigger: "session-end", Project: "github.com/acme/widgets", Created: now, Updated: now, Messages: 2,
 			Digest: Digest{Prompts: 1, Notes: []Note{{Kind: NotePrompt, Text: "fix the widget"}}}}
@@ -34,7 +34,15 @@ func TestRetryKeepsWhoCaptured(t *testing.T) {
 		}
 		ids = append(ids, e.ID)
 	}
-	by := func(id string) (Author, bool) { a, ok := authors[id]; return a, ok }
+	// as provenance.CapturedBy answers: this user's own entries, and one whose record does
+	// not read, both named "unknown"; only the second is another author's
+	by := func(id string) (Author, bool) {
+		a, ok := authors[id]
+		if !ok {
+			return Author{"unknown", "(unknown)"}, false
+		}
+		return a, ok
+	}
 	log := func(n int) []string {
 		out, err := exec.Command("git", "-C", r.Root(), "log", "-"+string(rune('0'+n)), "--format=%an <%ae> %cn|%s").Output()
 		if err != nil {
@@ -54,11 +62,12 @@ func TestRetryKeepsWhoCaptured(t *testing.T) {
 	if err != nil || len(moved) != 4 {
 		t.Fatalf("retry all: %d moved, %v", len(moved), err)
 	}
-	got := log(2)
+	got := log(3)
 	me := r.Identity()
 	if !strings.HasPrefix(got[0], "Mallory <mallory@example.org> ") || !strings.Contains(got[0], "|queue: retry 2 failed entries") ||
-		!strings.Contains(got[1], "<"+me+">") || !strings.Contains(got[1], "|queue: retry 2 failed entries") {
-		t.Errorf("retry all committed %q; want this user's two, then Mallory's two", got)
+		!strings.HasPrefix(got[1], "unknown <(unknown)> ") || !strings.Contains(got[1], "|queue: retry "+ids[1]) ||
+		!strings.Contains(got[2], "<"+me+">") || !strings.Contains(got[2], "|queue: retry "+ids[0]) {
+		t.Errorf("retry all committed %q; want this user's one, then the unknown author's, then Mallory's two", got)
 	}
 	items, _, err := List(r)
 	if err != nil {
