@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reflect-memory/reflect/gitstore"
+	"github.com/reflect-memory/reflect/internal/lockfile"
 	"github.com/reflect-memory/reflect/queue"
 )
 
@@ -170,6 +172,19 @@ func LateSaved(r *gitstore.Repo) int {
 // read, it is dropped. Both are logged to the memory's log, where the hooks log. A capture
 // another process already ran (its file gone) is no error.
 func RunLate(r *gitstore.Repo, name string, run func(Late) Outcome) error {
+	// one process at a time runs a capture: two drains a session start each set going, or a
+	// late-hook started after a machine slept past LateAbandoned while a drain took it up
+	lock := filepath.Join(r.StateDir(), "locks", "late", name)
+	unlock, err := lockfile.Take(context.Background(), lock, 0)
+	if errors.Is(err, lockfile.ErrHeld) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer func() {
+		os.Remove(lock)
+		unlock()
+	}()
 	log := openLogAt(filepath.Join(r.StateDir(), "log"), false)
 	l, err := ReadLate(r, name)
 	if errors.Is(err, os.ErrNotExist) {

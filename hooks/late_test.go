@@ -183,6 +183,23 @@ func TestRunLate(t *testing.T) {
 		t.Errorf("a capture already gone: %v", err)
 	}
 
+	// one process at a time runs a capture: another that takes it up meanwhile leaves it
+	save("busy.json", capture(time.Minute), 3*time.Minute)
+	held := flock.New(filepath.Join(r.StateDir(), "locks", "late", "busy.json"))
+	if ok, err := held.TryLock(); !ok || err != nil {
+		t.Fatal(err)
+	}
+	if err := RunLate(r, "busy.json", func(Late) Outcome { t.Error("ran a capture another process runs"); return Outcome{} }); err != nil {
+		t.Errorf("a capture another process runs: %v", err)
+	}
+	held.Unlock()
+	if err := RunLate(r, "busy.json", func(Late) Outcome { return Outcome{Done: true} }); err != nil || LateSaved(r) != 0 {
+		t.Errorf("once free, run: %v, %d left", err, LateSaved(r))
+	}
+	if _, err := os.Stat(filepath.Join(r.StateDir(), "locks", "late", "busy.json")); err == nil {
+		t.Error("the run's lock file stays")
+	}
+
 	save("new.json", capture(0), time.Second)
 	save("older.json", capture(0), 10*time.Minute)
 	save("old.json", capture(0), 5*time.Minute)

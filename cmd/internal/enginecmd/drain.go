@@ -115,6 +115,10 @@ reflect.toml's drain.extractor is the default.`,
 	return cmd
 }
 
+// maxLatePerDrain bounds the captures a drain runs again before it drains: each may take up
+// to hooks.LateDeadline, and one that keeps failing (its transcript gone) is tried for a day.
+const maxLatePerDrain = 5
+
 // runAbandonedLate runs again, before the drain reads the queue they add to, the captures
 // handed on at their hook's deadline that no late-hook completed (hooks.AbandonedLate): its
 // process could not be started, the machine went down, or it gave up too.
@@ -123,9 +127,9 @@ func (a *app) runAbandonedLate(ctx context.Context, r *gitstore.Repo) {
 	if err != nil {
 		a.Log.Warn("list the captures handed on", "err", err)
 	}
-	for _, name := range names {
-		if ctx.Err() != nil {
-			return
+	for i, name := range names {
+		if ctx.Err() != nil || i == maxLatePerDrain {
+			return // the rest wait for the next drain
 		}
 		if err := a.RunLate(ctx, r.Root(), name); err != nil {
 			fmt.Fprintf(a.Stderr, "reflect: %v\n", err)
