@@ -241,6 +241,11 @@ func Refresh(r *gitstore.Repo, limit int) (*RefreshResult, error) {
 		// a recompute reads every learning: a command's work (team sync), never a hook's
 		return res, nil
 	}
+	if limit > 0 && slices.ContainsFunc(line, func(c *object.Commit) bool { return len(c.ParentHashes) > 1 }) {
+		// so is a merge's: its side branch is walked (up to sideLimit commits) to learn who
+		// wrote what it brought; the team sync a session start sets going reads it
+		return res, nil
+	}
 	rw := &reviewer{r: r, s: s, merges: map[plumbing.Hash]*merged{}, local: notOnRemote(r, s, line)}
 	changed := map[string]*Review{} // id → new review; nil: gone from main
 	for i := len(line) - 1; i >= 0; i-- {

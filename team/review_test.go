@@ -224,4 +224,32 @@ func TestReviewedFromHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, tr4)
+
+	// nor does it read a merge's side branch (up to sideLimit commits, in a prompt's hook):
+	// a line that holds a merge waits for the team sync a session start sets going
+	stale, _ := tr4.ReadState(tipFile)
+	later, path, text := learningFile(t, "Merged after the cache", "Ann <ann@example.org>")
+	m.Put("100644", path, text)
+	side = m.Commit("Ann", "ann@example.org", "promote "+later, m.Tip())
+	m.PushCommit(m.Commit("Carol", "carol@example.org", "Merge pull request #43", m.Tip(), side))
+	if _, err := Pull(ctx, p, "again"); err != nil {
+		t.Fatal(err)
+	}
+	tr5, _ := Open(p, "again")
+	defer tr5.Close()
+	if err := tr5.WriteState(tipFile, stale); err != nil { // as before the pull's refresh
+		t.Fatal(err)
+	}
+	if res, err := Refresh(tr5, 200); err != nil || res.Changed != 0 {
+		t.Fatalf("bounded refresh over a merge: %+v, %v", res, err)
+	}
+	if tip, _ := tr5.ReadState(tipFile); string(tip) != string(stale) {
+		t.Error("a bounded refresh read a merge")
+	}
+	if _, err := Refresh(tr5, 0); err != nil {
+		t.Fatal(err)
+	}
+	if rv, _ := Of(tr5, later); !rv.Reviewed || rv.By != "carol@example.org" {
+		t.Errorf("after the team sync's refresh: %+v", rv)
+	}
 }
