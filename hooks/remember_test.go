@@ -69,4 +69,12 @@ func TestRememberAgain(t *testing.T) {
 			t.Errorf("the unreviewed learning was counted: seen %d", l.Seen)
 		}
 	}
+
+	// a note that holds a secret is stored redacted, and found again as such
+	const secret = "remember: the deploy bot logs in with ghp_1234567890abcdefghijABCDEFGHIJ123456"
+	prompt("s5", secret)
+	prompt("s6", secret)
+	if ls = load(); len(ls) != 3 {
+		t.Errorf("%d learnings after a note with a secret twice; want one more", len(ls))
+	}
 }

@@ -85,7 +85,7 @@ func titleLine(data []byte) []byte {
 	for line := range bytes.Lines(data) {
 		switch {
 		case bytes.HasPrefix(line, []byte("title:")):
-			return line
+			return bytes.TrimRight(line, "\r\n") // a file saved with CRLF holds the same title
 		case !first && bytes.HasPrefix(line, []byte("---")):
 			return nil // the frontmatter ended
 		}

@@ -1,6 +1,7 @@
 package learnings
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"slices"
@@ -70,5 +71,19 @@ func TestFindByTitle(t *testing.T) {
 	}
 	if found, err := FindByTitle(r, "github.com/acme/none", "Nothing like it"); err != nil || len(found) != 0 {
 		t.Fatalf("in a project with no learnings: %v, %v", found, err)
+	}
+
+	// a hand-written file saved with CRLF line ends holds the same title
+	crlf := New("Run the linter first", other, now.Add(time.Minute))
+	crlf.Body = "why\n"
+	data, err := crlf.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit(ctx, "by hand", map[string][]byte{crlf.RelPath(): bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))}); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := FindByTitle(r, other, "Run the linter first"); err != nil || len(found) != 1 || found[0].ID != crlf.ID {
+		t.Errorf("a CRLF file: %v, %v", found, err)
 	}
 }
