@@ -61,6 +61,16 @@ func findCommand(sc *scanner, i, prio int) (int, bool) {
 		kind = "vault-token"
 	}
 	add := func(start, end int) {
+		// the quotes around or within the value's ends stay: taken by a marker, an unpaired
+		// one would pair with a later quote when the text is read again, and an argument
+		// between them would be read differently (FuzzString: sshpass -p''0 ' -p0 redacted
+		// to -p'[REDACTED:password] ' -p0, whose -p0 a second pass then took)
+		for start < end && (s[start] == '\'' || s[start] == '"') {
+			start++
+		}
+		for end > start && (s[end-1] == '\'' || s[end-1] == '"') {
+			end--
+		}
 		v := s[start:end]
 		if start < end && !isPlaceholder(v) {
 			sc.add(kind, start, end, prio)
