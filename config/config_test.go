@@ -219,7 +219,7 @@ func TestSet(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []struct{ key, value string }{{"sync.auto", "yes please"}, {"recall.max_chars", "many"}, {"hooks.recall_timeout", "soon"}} {
+	for _, bad := range []struct{ key, value string }{{"sync.auto", "yes please"}, {"recall.max_chars", "many"}, {"hooks.recall_timeout", "soon"}, {"recall.min_coverage", "NaN"}, {"recall.min_coverage", "-Inf"}} {
 		if _, err := key(bad.key).Literal(bad.value); err == nil || !strings.Contains(err.Error(), bad.key) {
 			t.Errorf("Literal(%s, %q) = %v, want an error naming the key", bad.key, bad.value, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -135,7 +136,7 @@ func (k Key) Literal(value string) (string, error) {
 		return strconv.FormatInt(n, 10), nil
 	case k.kind == reflect.Float64:
 		f, err := strconv.ParseFloat(value, 64)
-		if err != nil {
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) { // ParseFloat takes NaN and Inf, which TOML writes nan and inf
 			return "", &Error{Key: k.Name, Msg: fmt.Sprintf("not a number: %q", value)}
 		}
 		return strconv.FormatFloat(f, 'g', -1, 64), nil
