@@ -85,8 +85,8 @@ func LateName(file string) (string, error) {
 	return name, nil
 }
 
-// ReadLate reads the capture saved as name under LateDir.
-func ReadLate(r *gitstore.Repo, name string) (Late, error) {
+// readLate reads the capture saved as name under LateDir.
+func readLate(r *gitstore.Repo, name string) (Late, error) {
 	var l Late
 	data, err := r.ReadState(LateDir + "/" + name)
 	switch {
@@ -104,25 +104,30 @@ func ReadLate(r *gitstore.Repo, name string) (Late, error) {
 	return l, nil
 }
 
-// RemoveLate removes the capture saved as name; one already gone is no error.
-func RemoveLate(r *gitstore.Repo, name string) error {
-	err := os.Remove(filepath.Join(r.StateDir(), filepath.FromSlash(LateDir), name))
+// lateDir is LateDir on this machine.
+func lateDir(r *gitstore.Repo) string {
+	return filepath.Join(r.StateDir(), filepath.FromSlash(LateDir))
+}
+
+// removeLate removes the capture saved as name; one already gone is no error.
+func removeLate(r *gitstore.Repo, name string) error {
+	err := os.Remove(filepath.Join(lateDir(r), name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	return err
 }
 
-// ClaimLate marks the capture saved as name as being run now (its time of change), so that
+// claimLate marks the capture saved as name as being run now (its time of change), so that
 // AbandonedLate leaves it alone for LateAbandoned.
-func ClaimLate(r *gitstore.Repo, name string, now time.Time) error {
-	return os.Chtimes(filepath.Join(r.StateDir(), filepath.FromSlash(LateDir), name), now, now)
+func claimLate(r *gitstore.Repo, name string, now time.Time) error {
+	return os.Chtimes(filepath.Join(lateDir(r), name), now, now)
 }
 
 // AbandonedLate lists, oldest first, the captures under LateDir that no late-hook is running:
 // unchanged for LateAbandoned.
 func AbandonedLate(r *gitstore.Repo, now time.Time) ([]string, error) {
-	des, err := os.ReadDir(filepath.Join(r.StateDir(), filepath.FromSlash(LateDir)))
+	des, err := os.ReadDir(lateDir(r))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
@@ -153,7 +158,7 @@ func AbandonedLate(r *gitstore.Repo, now time.Time) ([]string, error) {
 // end (reflect status shows them; a session start with any starts a drain, which runs again
 // those no late-hook finished).
 func LateSaved(r *gitstore.Repo) int {
-	des, err := os.ReadDir(filepath.Join(r.StateDir(), filepath.FromSlash(LateDir)))
+	des, err := os.ReadDir(lateDir(r))
 	if err != nil {
 		return 0
 	}
@@ -186,26 +191,26 @@ func RunLate(r *gitstore.Repo, name string, run func(Late) Outcome) error {
 		unlock()
 	}()
 	log := openLogAt(filepath.Join(r.StateDir(), "log"), false)
-	l, err := ReadLate(r, name)
+	l, err := readLate(r, name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		log.Error("a capture handed on could not be read; dropped", "file", name, "err", err)
-		return errors.Join(err, RemoveLate(r, name))
+		return errors.Join(err, removeLate(r, name))
 	}
-	if err := ClaimLate(r, name, time.Now()); err != nil {
+	if err := claimLate(r, name, time.Now()); err != nil {
 		return nil // gone meanwhile: another process ran it
 	}
 	if run(l).Done {
-		return RemoveLate(r, name)
+		return removeLate(r, name)
 	}
 	if time.Since(l.Saved) < LateKept {
 		log.Warn("a capture handed on did not complete; kept for the next drain", "file", name, "saved", l.Saved)
 		return nil
 	}
 	log.Error("a capture handed on did not complete within a day; dropped (a later capture of the session takes in what it held)", "file", name, "saved", l.Saved)
-	if err := RemoveLate(r, name); err != nil {
+	if err := removeLate(r, name); err != nil {
 		return err
 	}
 	return fmt.Errorf("the capture handed on in %s/%s did not complete within %v; dropped", LateDir, name, LateKept)

@@ -72,7 +72,7 @@ func TestCaptureHandedOnAtTheDeadline(t *testing.T) {
 		t.Fatalf("the hook printed %q", out.String())
 	}
 	late := lateStarted(t, started)
-	l, err := ReadLate(r, strings.TrimPrefix(late, LateDir+"/"))
+	l, err := readLate(r, strings.TrimPrefix(late, LateDir+"/"))
 	if err != nil || !bytes.Equal(l.Payload, payload) || l.Harness != "claude" || l.Event != "" {
 		t.Fatalf("saved %+v (%v), want the hook's payload for claude", l, err)
 	}
@@ -105,7 +105,7 @@ func TestEngineCaptureHandedOnAtTheDeadline(t *testing.T) {
 	if out.Len() != 0 {
 		t.Fatalf("the hook printed %q", out.String())
 	}
-	l, err := ReadLate(r, strings.TrimPrefix(lateStarted(t, started), LateDir+"/"))
+	l, err := readLate(r, strings.TrimPrefix(lateStarted(t, started), LateDir+"/"))
 	if err != nil || !bytes.Equal(l.Payload, payload) || l.Harness != HostOpencode || l.Event != "SessionEnd" {
 		t.Fatalf("saved %+v (%v), want the hook's payload for opencode SessionEnd", l, err)
 	}
