@@ -547,7 +547,7 @@ func TestDigestFormatCompatible(t *testing.T) {
 	old := `{"id":"q-01JDQX5Z0000000000000000AA","harness":"claude-code","session":"s1","trigger":"stop","project":"_global","machine":"m",
 	"created":"2026-11-01T10:00:00Z","updated":"2026-11-01T10:00:00Z","from":0,"to":100,"messages":4,
 	"digest":{"notes":[{"kind":"prompt","text":"fix it","at":"2026-11-01T10:00:00Z"},{"kind":"failure","tool":"Bash","input":"npm test","exit_code":1,"text":"FAIL"},{"kind":"followup","text":"Using pnpm."}],"prompts":1,"failures":1}}`
-	e, err := Parse("queue/q-old.json", []byte(old))
+	e, err := Parse("queue/q-01JDQX5Z0000000000000000AA.json", []byte(old))
 	if err != nil || len(e.Digest.Notes) != 3 || e.Digest.Notes[2].Outcome != "" || e.Digest.Subagents != 0 {
 		t.Fatalf("old entry: %+v, %v", e, err)
 	}
@@ -558,7 +558,7 @@ func TestDigestFormatCompatible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse("queue/q-new.json", data)
+	back, err := Parse(Path(e.ID), data)
 	if err != nil || back.Digest.Notes[4].Outcome != OutcomeOK || back.Digest.Notes[4].Agent != "a1" || back.Digest.Subagents != 1 {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -114,6 +115,11 @@ func Parse(path string, data []byte) (*Entry, error) {
 	}
 	if !strings.HasPrefix(e.ID, "q-") || e.Session == "" {
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("not a queue entry (id %q, session %q)", e.ID, e.Session)}
+	}
+	if strings.HasPrefix(path, Dir+"/") && filepath.Base(path) != e.ID+".json" {
+		// an entry is known by its id (provenance, the drain's records): a file may not claim
+		// another's, as a pushed one could to pass for the user's own capture
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("claims id %q, not its file's name", e.ID)}
 	}
 	return &e, nil
 }

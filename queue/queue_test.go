@@ -218,6 +218,22 @@ func TestParseNamesFileAndLine(t *testing.T) {
 	}
 }
 
+// An entry is known by its id: a file of the queue that claims another's (as a pushed one
+// could, to pass for the user's own capture in provenance and the drain) does not parse.
+func TestParseRefusesAnotherEntrysID(t *testing.T) {
+	data := []byte(`{"id": "q-01JDQX5Z0000000000000000AA", "session": "s"}`)
+	for _, path := range []string{"queue/q-01JDQX5Z0000000000000000AB.json", "queue/failed/q-01JDQX5Z0000000000000000AB.json"} {
+		if _, err := Parse(path, data); err == nil || !strings.Contains(err.Error(), "claims id") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	for _, path := range []string{Path("q-01JDQX5Z0000000000000000AA"), FailedPath("q-01JDQX5Z0000000000000000AA")} {
+		if _, err := Parse(path, data); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+}
+
 // TestEnqueueLostMarks: a hook stopped after its commit but before it saved the session
 // marks must not make the next capture commit the same range again.
 func TestEnqueueLostMarks(t *testing.T) {
