@@ -71,6 +71,13 @@ var cursorEvents = map[string]string{
 // host ran a Claude Code hook entry (Cursor and Copilot CLI both run .claude/settings.json
 // hooks, with their own payloads).
 func decodeFor(host, argEvent string, data []byte) (Payload, error) {
+	p, err := decodeHost(host, argEvent, data)
+	p.SessionID = cleanSessionID(p.SessionID)
+	return p, err
+}
+
+// decodeHost is decodeFor before the session id is cleaned.
+func decodeHost(host, argEvent string, data []byte) (Payload, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(bytes.TrimSpace(data), &raw); err != nil || raw == nil {
 		return Payload{}, ErrNotPayload
@@ -106,11 +113,8 @@ func decodeFor(host, argEvent string, data []byte) (Payload, error) {
 	case HostOpencode:
 		p = opencodePayload(f, argEvent)
 	default:
-		p, err = Decode(data)
-		p.SessionID = cleanSessionID(p.SessionID)
-		return p, err
+		return Decode(data)
 	}
-	p.SessionID = cleanSessionID(p.SessionID)
 	p.Host = host
 	if p.HostEvent == "" && p.Event == "" {
 		return Payload{}, ErrNotPayload

@@ -111,11 +111,7 @@ func lateDir(r *gitstore.Repo) string {
 
 // removeLate removes the capture saved as name; one already gone is no error.
 func removeLate(r *gitstore.Repo, name string) error {
-	err := os.Remove(filepath.Join(lateDir(r), name))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
+	return r.RemoveVolatileState(LateDir + "/" + name)
 }
 
 // claimLate marks the capture saved as name as being run now (its time of change), so that

@@ -262,12 +262,12 @@ func sharedSettings(r *gitstore.Repo, theirs []gitstore.Change, follow bool) (ke
 		for _, w := range warnings {
 			notes = append(notes, fmt.Sprintf("the remote's %s sets %s, which is local to each machine: ignored here", config.FileName, w.Key))
 		}
-		if perr != nil && follow {
-			notes = append(notes, fmt.Sprintf("the remote's %s does not load (%v): not used here, its keys keep their defaults", config.FileName, perr))
-			return true, notes, nil
-		} else if perr != nil {
-			notes = append(notes, fmt.Sprintf("the remote's %s does not load (%v): kept this machine's copy", config.FileName, perr))
-			return true, notes, nil
+		if perr != nil {
+			what := "kept this machine's copy"
+			if follow {
+				what = "not used here, its keys keep their defaults"
+			}
+			return true, append(notes, fmt.Sprintf("the remote's %s does not load (%v): %s", config.FileName, perr, what)), nil
 		}
 	}
 	return false, notes, nil
@@ -315,7 +315,9 @@ func recordArrivals(r *gitstore.Repo, theirs []gitstore.Change, remote, base plu
 				continue // not an entry the drain can read: nothing is made of it
 			}
 			rec.Machine, id = e.Machine, e.ID
-			if old, ok, _ := provenance.Of(r, id); ok && old.Email != rec.Email && strings.EqualFold(rec.Email, r.Identity()) {
+			if !strings.EqualFold(rec.Email, r.Identity()) {
+				// another author's: no bucket to read
+			} else if old, ok, _ := provenance.Of(r, id); ok && old.Email != rec.Email {
 				// this user's laptop moved another author's entry (to queue/failed, back by
 				// queue retry): the capture is still theirs
 				continue

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"bytes"
 	"container/heap"
 	"strings"
 
@@ -168,7 +169,7 @@ func (q commitQueue) Less(i, j int) bool {
 	if !q[i].Committer.When.Equal(q[j].Committer.When) {
 		return q[i].Committer.When.After(q[j].Committer.When)
 	}
-	return q[i].Hash.String() < q[j].Hash.String()
+	return bytes.Compare(q[i].Hash[:], q[j].Hash[:]) < 0
 }
 func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *commitQueue) Push(x any)   { *q = append(*q, x.(*object.Commit)) }
