@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
