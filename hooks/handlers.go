@@ -11,6 +11,7 @@ import (
 	"github.com/reflect-memory/reflect/correction"
 	"github.com/reflect-memory/reflect/gitstore"
 	"github.com/reflect-memory/reflect/learnings"
+	"github.com/reflect-memory/reflect/provenance"
 	"github.com/reflect-memory/reflect/queue"
 	"github.com/reflect-memory/reflect/transcript"
 	"github.com/reflect-memory/reflect/transcript/redact"
@@ -170,6 +171,7 @@ func (e *event) capture(ctx context.Context, trigger string) error {
 	ws := e.workspace()
 	c.Project, c.Branch, c.Commit, c.Machine = e.project(), ws.Branch, ws.Head, host
 	c.Also = func(tx *gitstore.Tx, msgs []transcript.Message) { e.stageHandoff(tx, msgs, host) }
+	c.Theirs = func(id string) bool { _, other := provenance.OtherAuthor(e.repo, id); return other }
 	res, err := queue.Enqueue(ctx, e.repo, c)
 	if err != nil {
 		return err

@@ -39,6 +39,12 @@ type Capture struct {
 	// messages the entry covers (its subagents' left out): the handoff is written from
 	// them in the same commit, with no second read of the transcript.
 	Also func(tx *gitstore.Tx, msgs []transcript.Message)
+	// Theirs says whether another author's commit wrote the current version of a queue
+	// entry (provenance.OtherAuthor; nil: none did). Such an entry is never this session's to
+	// rewrite, whatever it claims: whoever can push knows a session's id and machine from its
+	// entry, and an entry claiming to cover the whole transcript made every later capture
+	// "already captured", the session's lessons drained as theirs.
+	Theirs func(entryID string) bool
 }
 
 // Result says what Enqueue did.
@@ -195,12 +201,17 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		// and a SessionEnd at once), or have been killed between its commit and its marks.
 		// Either way its entry is this session's pending one, to rewrite, not to join.
 		m = readMarks(r, c)
-		prev, err := pendingEntry(tx, m, c)
+		prev, taken, err := pendingEntry(tx, m, c)
 		if err != nil {
 			return "", err
 		}
 		e := &Entry{ID: sessionID(c.Now, c.Harness, c.Session), Harness: c.Harness, Session: c.Session, Trigger: c.Trigger, Project: c.Project,
 			Branch: c.Branch, Commit: c.Commit, Machine: c.Machine, Created: c.Now.UTC(), From: m.To}
+		if taken {
+			// the entry the marks name is another author's version now: what this session's
+			// entry held is captured again, from the transcript, in an entry of the user's
+			e.From = m.From
+		}
 		if prev != nil {
 			e.ID, e.Created, e.From = prev.ID, prev.Created, prev.From
 		}
@@ -227,8 +238,9 @@ func Enqueue(ctx context.Context, r *gitstore.Repo, c Capture) (Result, error) {
 		}
 		e.Updated, e.To, e.Messages = c.Now.UTC(), end, len(kept)
 		// an entry the marks do not name was written by a capture that read the marks as
-		// they are now: its subagent part started where a new entry's does
-		sideFrom = subagentsSince(m, prev != nil && prev.ID == m.Pending, kept)
+		// they are now: its subagent part started where a new entry's does; one that takes
+		// the place of the marks' entry, now another author's, covers what that one did
+		sideFrom = subagentsSince(m, prev != nil && prev.ID == m.Pending || prev == nil && taken, kept)
 		e.Digest = BuildDigest(append(kept, subagentPart(kept, side, sideFrom)...), c.DigestBytes)
 		if len(e.Digest.Notes) == 0 {
 			// prompts that were host noise, successful calls, thinking: nothing for the
@@ -318,13 +330,18 @@ func keepOpening(prev *Entry, d Digest, at, sideFrom time.Time, readFrom int64, 
 
 // pendingEntry is the session's entry still pending in the committed queue: the one its
 // marks name, else the newest whose id carries the session's tag (sessionID) and that
-// this machine wrote, or nil. Only the names of queue/ are read, which the commit reads
-// anyway, and the entries whose tag matches: a capture costs the same however long the
-// queue.
-func pendingEntry(tx *gitstore.Tx, m marks, c Capture) (*Entry, error) {
+// this machine wrote, or nil; never one whose current version another author wrote
+// (Capture.Theirs). taken says the marks name an entry that is still there but is another
+// author's now. Only the names of queue/ are read, which the commit reads anyway, and the
+// entries whose tag matches: a capture costs the same however long the queue.
+func pendingEntry(tx *gitstore.Tx, m marks, c Capture) (prev *Entry, taken bool, err error) {
 	read := func(id string) *Entry {
 		data, err := tx.Read(Path(id))
 		if err != nil {
+			return nil
+		}
+		if c.Theirs != nil && c.Theirs(id) {
+			taken = taken || id == m.Pending
 			return nil
 		}
 		p, err := Parse(Path(id), data)
@@ -335,12 +352,12 @@ func pendingEntry(tx *gitstore.Tx, m marks, c Capture) (*Entry, error) {
 	}
 	if m.Pending != "" {
 		if p := read(m.Pending); p != nil {
-			return p, nil
+			return p, false, nil
 		}
 	}
 	files, err := tx.Walk(Dir)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", Dir, err)
+		return nil, taken, fmt.Errorf("list %s: %w", Dir, err)
 	}
 	tag := sessionTag(c.Harness, c.Session)
 	for i := len(files) - 1; i >= 0; i-- { // in path order: the newest id last
@@ -350,10 +367,10 @@ func pendingEntry(tx *gitstore.Tx, m marks, c Capture) (*Entry, error) {
 			continue
 		}
 		if p := read(id); p != nil && p.Machine == c.Machine {
-			return p, nil
+			return p, taken, nil
 		}
 	}
-	return nil, nil
+	return nil, taken, nil
 }
 
 // noRecords says why a read of a transcript gave nothing to capture.
